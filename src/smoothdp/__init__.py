@@ -1,0 +1,22 @@
+"""smoothdp: instance-adaptive differential privacy.
+
+Release statistics with noise fitted to the data at hand (smooth sensitivity), under central
+differential privacy and under geo-privacy in the local model, and analyse mechanisms under smoothed DP.
+"""
+
+from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
+from smoothdp.release import Release
+from smoothdp.rng import default_rng
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ApproxDP",
+    "GeoPrivacy",
+    "Guarantee",
+    "PureDP",
+    "Release",
+    "__version__",
+    "compose",
+    "default_rng",
+]

@@ -1,0 +1,1 @@
+"""smoothdp.audit (in progress)."""

@@ -1,0 +1,1 @@
+"""smoothdp.central (in progress)."""

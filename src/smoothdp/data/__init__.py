@@ -1,0 +1,1 @@
+"""smoothdp.data (in progress)."""

@@ -1,0 +1,1 @@
+"""smoothdp.experiments (in progress)."""

@@ -1,0 +1,1 @@
+"""smoothdp.geo (in progress)."""

@@ -1,0 +1,115 @@
+"""The protocol every noise distribution follows, in the style of ``scipy.stats`` frozen distributions.
+
+A subclass implements the *standardized* law (scale 1) in five methods: ``_logpdf_std``, ``_cdf_std``,
+``_sf_std``, ``_ppf_std`` and ``_sample_std``, plus ``_var_std``. The base class applies the scale, the
+vectorization and the validation once, so every family behaves the same way:
+
+* ``pdf``, ``logpdf``, ``cdf``, ``sf``, ``ppf``: numpy ufunc-like, any array shape in, same shape out;
+* ``sample(size=None, rng=None)``: ``rng=None`` means the secure generator (:mod:`smoothdp.rng`);
+* ``mean()``, ``var()``, ``std()``: ``inf`` (never NaN) where the moment does not exist, and
+  ``nan`` only for the mean of a law that has none (Cauchy-like), as scipy does.
+
+**Sampling sits behind one method** (``sample`` calls ``_sample_std``). Today's samplers are the fast
+floating-point path; a hardened, correctly rounded sampler can replace ``_sample_std`` later without
+touching callers. ``sampler`` names the path a draw used, so releases can report it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.validation import check_positive
+
+__all__ = ["FLOAT_SAMPLER", "NoiseDistribution"]
+
+#: Label of today's sampling path (see module docstring).
+FLOAT_SAMPLER = "floating-point inverse transform (fast path, not hardened against float attacks)"
+
+Size = int | tuple[int, ...] | None
+
+
+class NoiseDistribution(ABC):
+    """A symmetric location-0 noise law with a scale parameter, on the real line.
+
+    Subclasses set ``name`` and implement the standardized (scale 1) methods.
+    """
+
+    name: ClassVar[str] = "noise"
+    #: Number of coordinates of one draw (2 for planar Laplace).
+    dimension: ClassVar[int] = 1
+    sampler: ClassVar[str] = FLOAT_SAMPLER
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = check_positive("scale", scale)
+
+    # -- standardized law, implemented by each family ------------------------------------------------
+    @abstractmethod
+    def _logpdf_std(self, z: NDArray[np.float64]) -> NDArray[np.float64]: ...
+
+    @abstractmethod
+    def _cdf_std(self, z: NDArray[np.float64]) -> NDArray[np.float64]: ...
+
+    def _sf_std(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
+        # Symmetric laws: sf(z) = cdf(-z), accurate in the upper tail.
+        return self._cdf_std(-z)
+
+    @abstractmethod
+    def _ppf_std(self, q: NDArray[np.float64]) -> NDArray[np.float64]: ...
+
+    @abstractmethod
+    def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]: ...
+
+    @abstractmethod
+    def _var_std(self) -> float: ...
+
+    # -- public, scaled API --------------------------------------------------------------------------
+    def logpdf(self, x: ArrayLike) -> NDArray[np.float64]:
+        z = np.asarray(x, dtype=np.float64) / self.scale
+        return self._logpdf_std(z) - np.log(self.scale)
+
+    def pdf(self, x: ArrayLike) -> NDArray[np.float64]:
+        return np.exp(self.logpdf(x))
+
+    def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
+        return self._cdf_std(np.asarray(x, dtype=np.float64) / self.scale)
+
+    def sf(self, x: ArrayLike) -> NDArray[np.float64]:
+        return self._sf_std(np.asarray(x, dtype=np.float64) / self.scale)
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        qa = np.asarray(q, dtype=np.float64)
+        if np.any((qa < 0) | (qa > 1) | np.isnan(qa)):
+            raise ValueError("q must hold probabilities in [0, 1]")
+        return self.scale * self._ppf_std(qa)
+
+    def sample(self, size: Size = None, rng: SeedLike = None) -> NDArray[np.float64] | float:
+        """Draw from the law. ``rng=None``: secure generator; pass a seeded one only for simulations."""
+        draws = self.scale * self._sample_std(size, resolve_rng(rng))
+        return float(draws) if size is None and self.dimension == 1 else draws
+
+    def mean(self) -> float:
+        return 0.0
+
+    def var(self) -> float:
+        return self.scale**2 * self._var_std()
+
+    def std(self) -> float:
+        return float(np.sqrt(self.var()))
+
+    def with_scale(self, scale: float) -> NoiseDistribution:
+        """The same family with another scale (shape parameters kept)."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.scale = check_positive("scale", scale)
+        return clone
+
+    def _params(self) -> str:
+        return f"scale={self.scale:g}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._params()})"

@@ -1,0 +1,1 @@
+"""smoothdp.smoothed (in progress)."""

@@ -1,0 +1,166 @@
+"""Input validation shared by the whole library.
+
+Every public entry point checks its arguments here, so that bad input always gets the same kind of
+error: a :class:`ValueError` (wrong value) or :class:`TypeError` (wrong kind) whose message names the
+parameter, the value given and the allowed range. Never a silent NaN or a wrong answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "check_beta",
+    "check_bounds",
+    "check_data",
+    "check_delta",
+    "check_epsilon",
+    "check_in_range",
+    "check_int",
+    "check_positive",
+    "check_probability",
+    "clip_or_check",
+]
+
+
+def _as_float(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}")
+    return float(value)
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float, after checking it is > 0 (and finite unless ``allow_inf``)."""
+    x = _as_float(name, value)
+    if math.isnan(x) or x <= 0 or (math.isinf(x) and not allow_inf):
+        allowed = "(0, inf]" if allow_inf else "(0, inf)"
+        raise ValueError(f"{name} must be in {allowed}; got {value!r}")
+    return x
+
+
+def check_in_range(
+    name: str,
+    value: Any,
+    low: float,
+    high: float,
+    *,
+    low_open: bool = True,
+    high_open: bool = True,
+) -> float:
+    """Return ``value`` as a float after checking it lies in the interval (low, high) (ends as told)."""
+    x = _as_float(name, value)
+    too_low = x <= low if low_open else x < low
+    too_high = x >= high if high_open else x > high
+    if math.isnan(x) or too_low or too_high:
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be in {interval}; got {value!r}")
+    return x
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is an integer in [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an integer; got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        lo = "-inf" if minimum is None else str(minimum)
+        hi = "inf" if maximum is None else str(maximum)
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {value!r}")
+    return v
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
+    """ε must be positive and finite."""
+    return check_positive(name, epsilon)
+
+
+def check_delta(delta: Any, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """δ must be in [0, 1) (or (0, 1) when the rule needs δ > 0)."""
+    return check_in_range(name, delta, 0.0, 1.0, low_open=not allow_zero, high_open=True)
+
+
+def check_probability(name: str, value: Any, *, open_low: bool = True, open_high: bool = True) -> float:
+    """A probability-like parameter in (0, 1) (ends as told)."""
+    return check_in_range(name, value, 0.0, 1.0, low_open=open_low, high_open=open_high)
+
+
+def check_beta(beta: Any, upper: float, *, rule: str, name: str = "beta") -> float:
+    """β (the smoothness) must be in (0, upper); ``rule`` names the rule that imposes the upper end."""
+    b = _as_float(name, beta)
+    if math.isnan(b) or not (0.0 < b < upper):
+        raise ValueError(f"{name} must be in (0, {upper:.6g}) for {rule}; got {beta!r}")
+    return b
+
+
+def check_data(
+    x: ArrayLike,
+    name: str = "x",
+    *,
+    ndim: int | Sequence[int] | None = None,
+    last_dim: int | None = None,
+    min_size: int = 1,
+    dtype: type = np.float64,
+) -> NDArray[np.float64]:
+    """Return ``x`` as a float array after checking it is finite, non-empty and of the right shape.
+
+    Parameters
+    ----------
+    ndim
+        Allowed number(s) of dimensions (None: any).
+    last_dim
+        Required length of the last axis (2 for points in the plane).
+    min_size
+        The fewest elements (points, when ``last_dim`` is set) allowed.
+    """
+    try:
+        arr = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have ndim in {allowed}; got shape {arr.shape}")
+    if last_dim is not None and (arr.ndim == 0 or arr.shape[-1] != last_dim):
+        raise ValueError(f"{name} must have shape (..., {last_dim}); got shape {arr.shape}")
+    count = arr.size // last_dim if last_dim else arr.size
+    if count < min_size:
+        raise ValueError(f"{name} must hold at least {min_size} value(s); got {count}")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} must be finite; got {bad} NaN or infinite value(s)")
+    return arr
+
+
+def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
+    """Public bounds (lower, upper): two finite reals with lower < upper."""
+    try:
+        lower, upper = bounds
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a pair (lower, upper); got {bounds!r}") from err
+    lo = _as_float(f"{name}[0] (lower)", lower)
+    hi = _as_float(f"{name}[1] (upper)", upper)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"{name} must be finite; got ({lower!r}, {upper!r})")
+    if not lo < hi:
+        raise ValueError(f"{name} must satisfy lower < upper; got ({lower!r}, {upper!r})")
+    return lo, hi
+
+
+def clip_or_check(
+    x: NDArray[np.float64], lower: float, upper: float, *, clip: bool, name: str = "x"
+) -> NDArray[np.float64]:
+    """Clip ``x`` to [lower, upper] when the caller asked for clipping, else refuse data outside them."""
+    if clip:
+        return np.clip(x, lower, upper)
+    outside = np.count_nonzero((x < lower) | (x > upper))
+    if outside:
+        raise ValueError(
+            f"{name} has {outside} value(s) outside the declared bounds [{lower:g}, {upper:g}]; "
+            "fix the bounds or pass clip=True to clip them"
+        )
+    return x
