@@ -62,4 +62,5 @@ class Release:
     def __str__(self) -> str:
         if self.refused:
             return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}"
-        return f"{self.statistic} = {self.value:.6g} ({self.guarantee}, {self.mechanism}, noise std {self.noise_std:.4g})"
+        noise = f", noise std {self.noise_std:.4g}" if self.noise_std is not None else ""
+        return f"{self.statistic} = {self.value:.6g} ({self.guarantee}, {self.mechanism}{noise})"
