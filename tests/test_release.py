@@ -11,7 +11,9 @@ def test_release_converts_to_float_and_describes_itself():
 
 
 def test_refused_release_says_why_and_cannot_be_used_as_a_number():
-    r = Release(None, PureDP(1.0), "median", "PTR", "PDP §PTR", refused=True, reason="too close to instability")
+    r = Release(
+        None, PureDP(1.0), "median", "PTR", "PDP §PTR", refused=True, reason="too close to instability"
+    )
     assert "refused" in str(r) and "too close" in str(r)
     with pytest.raises(ValueError, match="refused"):
         float(r)
