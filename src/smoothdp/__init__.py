@@ -4,6 +4,7 @@ Release statistics with noise fitted to the data at hand (smooth sensitivity), u
 differential privacy and under geo-privacy in the local model, and analyse mechanisms under smoothed DP.
 """
 
+from smoothdp.central.api import mean, median, quantile, trimmed_mean
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
 from smoothdp.release import Release
 from smoothdp.rng import default_rng
@@ -19,4 +20,8 @@ __all__ = [
     "__version__",
     "compose",
     "default_rng",
+    "mean",
+    "median",
+    "quantile",
+    "trimmed_mean",
 ]

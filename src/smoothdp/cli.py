@@ -1,8 +1,286 @@
-"""The ``smoothdp`` command (placeholder until the CLI issue lands)."""
+"""The ``smoothdp`` command.
+
+* ``smoothdp``: a short demo (a private median of the Adult ages), then the usage.
+* ``smoothdp list``: the reproduced experiments, one line each.
+* ``smoothdp reproduce [NAME ...] [--quick] [--out DIR] [--seed N]``: run the reproductions.
+* ``smoothdp release STATISTIC FILE --column C --epsilon E [--bounds LOW HIGH] [--noise polyplace]``:
+  release one statistic of a CSV column and print the guarantee spent, the noise scale and the value.
+
+User errors (unknown experiment, bad ε, missing file or column) print one line on stderr and exit 2.
+"""
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
-def main(argv: list[str] | None = None) -> int:
-    print("smoothdp: under construction")
+import numpy as np
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+STATISTICS = ("median", "quantile", "trimmed-mean", "mean")
+NOISES = ("polyplace", "student_t", "cauchy", "laplace")
+
+
+class CliError(Exception):
+    """A user error: printed as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(message)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="smoothdp", description="Instance-adaptive differential privacy.")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    commands.add_parser("list", help="list the reproduced experiments")
+
+    reproduce = commands.add_parser("reproduce", help="run the reproductions of the source papers")
+    reproduce.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
+    reproduce.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced form: fewer repetitions, smaller grids (minutes in total)",
+    )
+    reproduce.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # the test-suite setting
+    reproduce.add_argument("--out", default="results", metavar="DIR", help="output folder (default: results)")
+    reproduce.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="reproducible run (default: secure randomness)"
+    )
+    reproduce.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    release = commands.add_parser("release", help="release one private statistic of a CSV column")
+    release.add_argument(
+        "statistic", choices=STATISTICS, metavar="STATISTIC", help=f"one of: {', '.join(STATISTICS)}"
+    )
+    release.add_argument("file", metavar="FILE", help="a CSV file with a header row")
+    release.add_argument("--column", required=True, metavar="C", help="the column to use")
+    release.add_argument("--epsilon", required=True, type=float, metavar="E", help="privacy budget ε > 0")
+    release.add_argument(
+        "--bounds",
+        nargs=2,
+        type=float,
+        metavar=("LOW", "HIGH"),
+        help="public bounds on the values (required; data outside them is clipped)",
+    )
+    release.add_argument(
+        "--noise",
+        default="polyplace",
+        choices=NOISES,
+        help="noise family of the smooth-sensitivity mechanism (default: polyplace)",
+    )
+    release.add_argument(
+        "--delta",
+        type=float,
+        default=0.0,
+        help="δ of the (ε, δ) guarantee; needed by --noise laplace only (default 0)",
+    )
+    release.add_argument("--q", type=float, default=None, help="quantile level in (0, 1) for 'quantile'")
+    release.add_argument(
+        "--trim", type=float, default=None, help="fraction trimmed from each end for 'trimmed-mean'"
+    )
+    release.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="reproducible noise (simulations only; default: secure randomness)",
+    )
+    return parser
+
+
+# ------------------------------------------------------------------------------------------ list
+
+
+def _cmd_list() -> int:
+    from smoothdp.experiments import EXPERIMENTS
+
+    width = max(len(name) for name in EXPERIMENTS)
+    for name, experiment in EXPERIMENTS.items():
+        missing = experiment.missing()
+        status = f"  [waiting for {', '.join(missing)}]" if missing else ""
+        print(f"{name:<{width}}  {experiment.summary}{status}")
     return 0
+
+
+# ------------------------------------------------------------------------------------- reproduce
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from smoothdp.experiments import EXPERIMENTS, reproduce
+    from smoothdp.experiments.report import format_seconds
+
+    unknown = [n for n in args.names if n not in EXPERIMENTS]
+    if unknown:
+        raise CliError(f"unknown experiment {unknown[0]!r}; choose from: {', '.join(EXPERIMENTS)}")
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed must be a non-negative integer; got {args.seed}")
+    mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    start = time.perf_counter()
+    records = reproduce(args.names, mode=mode, out_dir=args.out, seed=args.seed, show_progress=not args.quiet)
+    for r in records:
+        line = r.outcome.headline if r.status == "done" else r.reason
+        print(f"{r.name}: {r.status} ({format_seconds(r.seconds)}): {line}")
+    print(f"total {format_seconds(time.perf_counter() - start)}; index: {Path(args.out) / 'index.md'}")
+    return 1 if any(r.status == "failed" for r in records) else 0
+
+
+# --------------------------------------------------------------------------------------- release
+
+
+def _read_column(path: str, column: str) -> np.ndarray:
+    from smoothdp.data import load_csv
+
+    if not Path(path).is_file():
+        raise CliError(f"file not found: {path}")
+    try:
+        columns = load_csv(Path(path).name, path)
+    except (ValueError, UnicodeDecodeError, IndexError) as error:
+        raise CliError(f"cannot read {path} as CSV: {error}") from None
+    if column not in columns:
+        raise CliError(f"column {column!r} not in {path}; it has: {', '.join(columns)}")
+    values = columns[column]
+    if values.dtype.kind not in "fiu":
+        raise CliError(f"column {column!r} of {path} is not numeric")
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        raise CliError(f"column {column!r} of {path} has no numeric values")
+    return values
+
+
+def _central_entry_point(statistic: str) -> Any:
+    name = statistic.replace("-", "_")
+    module = importlib.import_module("smoothdp")
+    function = getattr(module, name, None)
+    if function is None:
+        raise CliError(f"'{statistic}' needs smoothdp.{name}, which this build does not provide yet")
+    return function
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    if not np.isfinite(args.epsilon) or args.epsilon <= 0:
+        raise CliError(f"--epsilon must be a finite number > 0; got {args.epsilon}")
+    if args.bounds is not None and not args.bounds[0] < args.bounds[1]:
+        raise CliError(f"--bounds must satisfy LOW < HIGH; got {args.bounds[0]} {args.bounds[1]}")
+    data = _read_column(args.file, args.column)
+    if args.bounds is None:
+        raise CliError(
+            "--bounds LOW HIGH is required: public bounds on the values (deriving them from the "
+            "data would leak it)"
+        )
+    function = _central_entry_point(args.statistic)
+    from smoothdp.rng import default_rng
+
+    rng = default_rng(args.seed)
+    bounds = (args.bounds[0], args.bounds[1])
+    options = {"clip": True, "delta": args.delta}
+    try:
+        if args.statistic == "quantile":
+            if args.q is None:
+                raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
+            release = function(data, args.q, args.epsilon, bounds, args.noise, rng, **options)
+        elif args.statistic == "trimmed-mean":
+            if args.trim is None:
+                raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
+            release = function(data, args.trim, args.epsilon, bounds, args.noise, rng, **options)
+        else:
+            release = function(data, args.epsilon, bounds, args.noise, rng, **options)
+    except (ValueError, TypeError) as error:
+        raise CliError(str(error).splitlines()[0]) from None
+    print(f"statistic:   {args.statistic} of {args.column} ({data.size} values from {args.file})")
+    print(f"guarantee:   {release.guarantee}")
+    print(f"mechanism:   {release.mechanism}")
+    if release.noise_scale is not None:
+        print(f"noise scale: {release.noise_scale:.6g}")
+    if release.noise_std is not None:
+        print(f"noise std:   {release.noise_std:.6g}")
+    if release.smooth_sensitivity is not None:
+        print(f"smooth sensitivity: {release.smooth_sensitivity:.6g} (β = {release.beta:.4g})")
+    if release.refused:
+        print(f"value:       refused ({release.reason})")
+    else:
+        print(f"value:       {release.value:.6g}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ demo
+
+
+def _demo() -> None:
+    from smoothdp.data import load_adult_ages
+
+    ages = load_adult_ages()
+    epsilon, bounds = 1.0, (0.0, 125.0)
+    print("smoothdp demo: the median age of the 32,561 UCI Adult respondents, ε = 1, ages in [0, 125].")
+    print(f"  true median (not private):            {np.median(ages):g}")
+    try:
+        from smoothdp.central import global_sensitivity_median, median
+    except ImportError as error:
+        print(f"  (the private releases need smoothdp.central, which is not built yet: {error})")
+        print("  coming: the smooth-sensitivity median with PolyPlace noise next to the Laplace answer")
+        print("  calibrated to the global sensitivity (125 years), each with the guarantee it spends.")
+        return
+    private = median(ages, epsilon, bounds, "polyplace")
+    baseline = global_sensitivity_median(ages, bounds, epsilon)
+    print(
+        f"  smooth sensitivity + PolyPlace noise: {private.value:8.3f}   noise std {private.noise_std:8.3g}"
+        f"   {private.guarantee}"
+    )
+    ties = int(np.sum(ages == np.median(ages)))
+    print(
+        f"  (smooth sensitivity {private.smooth_sensitivity:.3g}: {ties} respondents are exactly "
+        f"{np.median(ages):g}, so many records must change before the median can move)"
+    )
+    print(
+        f"  global sensitivity + Laplace noise:   {baseline.value:8.3f}   noise std "
+        f"{baseline.noise_std:8.3g}   {baseline.guarantee}"
+    )
+    print("  Fresh secure randomness on every run: the private values change, the guarantee does not.")
+
+
+# ------------------------------------------------------------------------------------------ main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``smoothdp`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _build_parser()
+    try:
+        if not argv:
+            _demo()
+            print()
+            parser.print_help()
+            return 0
+        args = parser.parse_args(argv)
+        if args.command == "list":
+            return _cmd_list()
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
+        if args.command == "release":
+            return _cmd_release(args)
+        parser.print_help()
+        return 0
+    except CliError as error:
+        print(f"smoothdp: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `smoothdp | head`: the reader left; not an error of ours
+        sys.stdout = open(os.devnull, "w")
+        return 0
+    except KeyboardInterrupt:
+        print("smoothdp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,1 +1,77 @@
-"""smoothdp.central (in progress)."""
+"""smoothdp.central: central differential privacy with instance-adaptive noise.
+
+* :mod:`.statistics`: median, quantiles, trimmed mean, mean (add/remove), min, max, with their local
+  sensitivity at distance k and their exact smooth sensitivity;
+* :mod:`.mechanisms`: the smooth-sensitivity mechanism (PolyPlace, Student's T, Cauchy, Laplace noise);
+* :mod:`.ptr`: propose-test-release; :mod:`.sample_aggregate`: sample-and-aggregate;
+* :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
+* :mod:`.baselines`: the global-sensitivity baselines; :mod:`.api`: numpy-style entry points.
+"""
+
+from smoothdp.central.api import mean, median, quantile, trimmed_mean
+from smoothdp.central.baselines import (
+    GlobalSensitivityMean,
+    GlobalSensitivityMedian,
+    global_sensitivity_mean,
+    global_sensitivity_median,
+    ratio_local_sensitivity_laplace,
+)
+from smoothdp.central.bounded_ls import (
+    bounded_local_sensitivity,
+    count_interval_halfwidth,
+    private_count_interval,
+)
+from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
+from smoothdp.central.ratio import (
+    PrivateRatio,
+    private_ratio,
+    ratio_local_sensitivity,
+    ratio_sensitivity_bound,
+)
+from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
+from smoothdp.central.statistics import (
+    Max,
+    Mean,
+    Median,
+    Min,
+    OrderStatistic,
+    PreparedData,
+    Quantile,
+    Statistic,
+    TrimmedMean,
+)
+
+__all__ = [
+    "GlobalSensitivityMean",
+    "GlobalSensitivityMedian",
+    "Max",
+    "Mean",
+    "Median",
+    "Min",
+    "OrderStatistic",
+    "PreparedData",
+    "PrivateRatio",
+    "ProposeTestRelease",
+    "Quantile",
+    "SampleAndAggregate",
+    "SmoothSensitivityMechanism",
+    "Statistic",
+    "TrimmedMean",
+    "bounded_local_sensitivity",
+    "count_interval_halfwidth",
+    "distance_to_instability",
+    "global_sensitivity_mean",
+    "global_sensitivity_median",
+    "mean",
+    "median",
+    "private_count_interval",
+    "private_ratio",
+    "propose_test_release",
+    "quantile",
+    "ratio_local_sensitivity",
+    "ratio_local_sensitivity_laplace",
+    "ratio_sensitivity_bound",
+    "sample_and_aggregate",
+    "trimmed_mean",
+]

@@ -107,9 +107,7 @@ def load_nyc_collisions(path: str | PathLike[str] | None = None) -> NDArray[np.f
 EARTH_RADIUS_M = 6_371_008.8
 
 
-def project_to_metres(
-    latitude: NDArray[np.float64], longitude: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def project_to_metres(latitude: NDArray[np.float64], longitude: NDArray[np.float64]) -> NDArray[np.float64]:
     """Local equirectangular projection of degrees to metres about the points' mean (shape (n, 2))."""
     phi, lam = np.radians(latitude), np.radians(longitude)
     phi0, lam0 = phi.mean(), lam.mean()

@@ -1,5 +1,30 @@
 """Smooth sensitivity: growth functions and generic smooth sensitivity (Hamming and metric spaces)."""
 
 from smoothdp.smooth.growth import GROWTHS, Growth, growth, log_growth
+from smoothdp.smooth.hamming import hamming_smooth_sensitivity, round_up, smooth_sensitivity_of_profile
+from smoothdp.smooth.metric import (
+    GridLipschitzBound,
+    NumericSmoothSensitivity,
+    convex_ramp_lipschitz,
+    convex_ramp_smooth_sensitivity,
+    numeric_pointwise_lipschitz,
+    numeric_smooth_sensitivity,
+    smoothness_violation,
+)
 
-__all__ = ["GROWTHS", "Growth", "growth", "log_growth"]
+__all__ = [
+    "GROWTHS",
+    "GridLipschitzBound",
+    "Growth",
+    "NumericSmoothSensitivity",
+    "convex_ramp_lipschitz",
+    "convex_ramp_smooth_sensitivity",
+    "growth",
+    "hamming_smooth_sensitivity",
+    "log_growth",
+    "numeric_pointwise_lipschitz",
+    "numeric_smooth_sensitivity",
+    "round_up",
+    "smooth_sensitivity_of_profile",
+    "smoothness_violation",
+]

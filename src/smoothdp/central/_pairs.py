@@ -1,0 +1,166 @@
+"""Smooth sensitivity of order statistics and trimmed means on sorted data: the pair form.
+
+Notation (notes/noise_and_ss.md §4): data sorted x_(1) ≤ … ≤ x_(n) in public bounds [a, b], padded with
+x_(i) = a for i ≤ 0 and x_(i) = b for i ≥ n + 1. Both statistics have local sensitivity at distance k
+
+    A^(k) = c · max_{i = i_hi−k−1 .. i_hi} ( x_(i+L+k) − x_(i) )
+
+for a *pair problem* (i_hi, L, c):
+
+* the order statistic x_(q): i_hi = q, L = 1, c = 1 (NRS07 §3.1; notes §4.1);
+* the m-trimmed mean: i_hi = m + 1, L = n − 2m, c = 1/(n − 2m) (Bun–Steinke 2019; notes §4.2).
+
+Substituting k = j − i − L gives the pair form of the β-smooth sensitivity
+
+    S_β = c · max { (x_(j) − x_(i)) · e^{−β(j−i−L)} :  i ≤ i_hi,  j ≥ i_hi + L − 1,  j − i ≥ L },
+
+over padded indices 0 ≤ i, j ≤ n + 1 (indices past the pads repeat a pad value with more decay).
+
+Algorithm (NRS07's "J-list"; notes §4.1): for fixed i let j*(i) be the *largest* maximiser. Since
+ln(x_j − x_i) − βj has increasing differences in (i, j), j*(i) is non-decreasing in i, so a divide and
+conquer over i that scans the current j-range for the middle i and recurses left on [lo, j*] and right on
+[j*, hi] costs O(W log W) for W candidate indices. Here every level of the recursion is one vectorized pass.
+Two refinements keep it exact in floating point and fast:
+
+* ties within 1e-10 (log scale) of the row maximum widen the split to [first near-max, last near-max], so a
+  rounding error can never send the search past the exact maximiser (rows of zero gaps, log = −inf, are
+  exact ties and take the last feasible j, keeping the O(W log W) bound);
+* a cutoff: no pair at distance k ≥ K can beat the running best when c·(b − a)·e^{−βK} ≤ best, so only the
+  windows i ∈ [i_hi − K, i_hi], j ∈ [j_lo, j_lo + K] are searched; K starts small and grows geometrically.
+  The result is exact (the excluded pairs cannot win), and for typical data K ≪ n.
+
+:func:`pair_max_quadratic` is the O(n²) definition, kept as the reference for tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["PairProblem", "local_sensitivity_at", "pair_max_quadratic", "smooth_sensitivity_pairs"]
+
+#: Log-scale tolerance within which two candidates count as tied (see module docstring).
+_TIE = 1e-10
+#: First window size of the cutoff search.
+_FIRST_WINDOW = 64
+
+
+class PairProblem:
+    """Sorted data in [a, b] with padding, and the (i_hi, L, c) of one statistic."""
+
+    def __init__(self, s: NDArray[np.float64], lower: float, upper: float, i_hi: int, gap: int, scale: float):
+        self.s = s
+        self.n = s.size
+        self.lower = lower
+        self.upper = upper
+        self.i_hi = i_hi
+        self.gap = gap  # L
+        self.j_lo = i_hi + gap - 1
+        self.scale = scale  # c
+
+    def at(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Padded order statistics x_(idx) (1-based; a below 1, b above n)."""
+        inner = self.s[np.clip(idx - 1, 0, self.n - 1)]
+        return np.where(idx <= 0, self.lower, np.where(idx >= self.n + 1, self.upper, inner))
+
+
+def local_sensitivity_at(p: PairProblem, k: int) -> float:
+    """A^(k) = c · max_{i = i_hi−k−1..i_hi} (x_(i+L+k) − x_(i)), exactly (before rounding up)."""
+    if k >= p.n + 1:  # every pair (a, b) is reachable: the global sensitivity
+        return p.scale * (p.upper - p.lower)
+    i = np.arange(p.i_hi - k - 1, p.i_hi + 1, dtype=np.int64)
+    return p.scale * float(np.max(p.at(i + p.gap + k) - p.at(i)))
+
+
+def pair_max_quadratic(p: PairProblem, beta: float) -> float:
+    """The O(n²) definition of S_β (reference for tests): scan every feasible padded pair."""
+    i = np.arange(0, p.i_hi + 1, dtype=np.int64)[:, None]
+    j = np.arange(p.j_lo, p.n + 2, dtype=np.int64)[None, :]
+    k = j - i - p.gap
+    with np.errstate(over="ignore"):
+        values = np.where(k >= 0, (p.at(j) - p.at(i)) * np.exp(-beta * np.maximum(k, 0)), 0.0)
+    return p.scale * float(np.max(values))
+
+
+def _segment_argmax_range(
+    log_values: NDArray[np.float64], starts: NDArray[np.int64], cols: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """Per segment: the max, and the first and last column within _TIE of it (−inf rows: last only)."""
+    seg_max = np.maximum.reduceat(log_values, starts)
+    sizes = np.diff(np.append(starts, log_values.size))
+    rep_max = np.repeat(seg_max, sizes)
+    finite = np.isfinite(rep_max)
+    with np.errstate(invalid="ignore"):
+        near = np.where(
+            finite, log_values >= rep_max - _TIE * (1.0 + np.abs(np.where(finite, rep_max, 0))), True
+        )
+    big = np.iinfo(np.int64).max
+    last = np.maximum.reduceat(np.where(near, cols, -1), starts)
+    first = np.minimum.reduceat(np.where(near & finite, cols, big), starts)
+    first = np.where(np.isfinite(seg_max), first, last)
+    return seg_max, first, last
+
+
+def _divide_and_conquer(p: PairProblem, beta: float, i_min: int, j_max: int) -> float:
+    """max log((x_j − x_i)e^{−β(j−i−L)}) over i ∈ [i_min, i_hi], j ∈ [j_lo, j_max], j − i ≥ L.
+
+    Monotone-argmax divide and conquer, one vectorized pass per level of the recursion.
+    """
+    ilo = np.array([i_min], dtype=np.int64)
+    ihi = np.array([p.i_hi], dtype=np.int64)
+    jlo = np.array([p.j_lo], dtype=np.int64)
+    jhi = np.array([j_max], dtype=np.int64)
+    best = -np.inf
+    while ilo.size:
+        mid = (ilo + ihi) // 2
+        lo = np.maximum(jlo, mid + p.gap)  # feasible j for this i
+        sizes = np.maximum(jhi - lo + 1, 0)
+        has = sizes > 0
+        # Rows with no feasible j: every larger i has none either; left children keep the full range.
+        j_first = jhi.copy()
+        j_last = jhi.copy()
+        if np.any(has):
+            rows = np.flatnonzero(has)
+            sz = sizes[rows]
+            starts = np.concatenate(([0], np.cumsum(sz)[:-1])).astype(np.int64)
+            offsets = np.arange(int(sz.sum()), dtype=np.int64) - np.repeat(starts, sz)
+            cols = np.repeat(lo[rows], sz) + offsets
+            i_rep = np.repeat(mid[rows], sz)
+            gaps = p.at(cols) - p.at(i_rep)
+            with np.errstate(divide="ignore"):
+                logv = np.log(gaps) - beta * (cols - i_rep - p.gap)
+            seg_max, first, last = _segment_argmax_range(logv, starts, cols)
+            best = max(best, float(np.max(seg_max)))
+            j_first[rows] = first
+            j_last[rows] = last
+        left = mid - 1 >= ilo
+        right = mid + 1 <= ihi
+        ilo = np.concatenate((ilo[left], mid[right] + 1))
+        ihi = np.concatenate((mid[left] - 1, ihi[right]))
+        new_jlo = np.concatenate((jlo[left], j_first[right]))
+        jhi = np.concatenate((j_last[left], jhi[right]))
+        jlo = new_jlo
+    return best
+
+
+def smooth_sensitivity_pairs(p: PairProblem, beta: float) -> float:
+    """S_β for the pair problem, exact (before rounding up), by the windowed divide and conquer."""
+    log_global = math.log(p.scale * (p.upper - p.lower))
+    best = -np.inf
+    window = _FIRST_WINDOW
+    full = p.n + 1
+    while True:
+        window = min(window, full)
+        i_min = max(0, p.i_hi - window)
+        j_max = min(p.n + 1, p.j_lo + window)
+        best = max(best, math.log(p.scale) + _divide_and_conquer(p, beta, i_min, j_max))
+        if window >= full:
+            break
+        # Pairs outside the window have k ≥ window, hence value ≤ c(b − a)e^{−β·window}.
+        if log_global - beta * window <= best:
+            break
+        needed = math.ceil((log_global - best) / beta) + 1 if np.isfinite(best) else full
+        window = min(needed, 4 * window)
+    return math.exp(best) if np.isfinite(best) else 0.0

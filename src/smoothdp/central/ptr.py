@@ -1,0 +1,176 @@
+"""Propose-test-release (Dwork & Lei 2009; PDP Def. 16–18, seed 001), with the budget and threshold fixed.
+
+Given a proposed bound b on the local sensitivity of f:
+
+1. D(x) = min { k : A^(k)(x) > b }, the distance to instability (global sensitivity 1, because
+   A^(k)(y) ≤ A^(k+1)(x) for neighbours x, y);
+2. if D(x) + Lap(1/ε₁) < T with T = ln(1/(2δ))/ε₁, refuse (⊥);
+3. otherwise release f(x) + Lap(b/ε₂).
+
+Guarantee: (ε₁ + ε₂, δ)-DP under the statistic's neighbour relation (notes/noise_and_ss.md §5.1):
+
+* the test is the Laplace mechanism on D, ε₁-DP; the release step is ε₂-DP whenever D(x) ≥ 1 (then
+  LS(x) ≤ b, so |f(x) − f(x')| ≤ b for every neighbour, in both directions);
+* if D(x) = 0 the release happens only when Lap(1/ε₁) ≥ T, with probability ½·e^{−ε₁T} = δ exactly.
+
+Corrections to seed 001 (PDP): both steps spend budget, so the total is ε₁ + ε₂ (PDP says ε for ε + ε), and
+PDP's threshold ln(2/δ)/(2ε) gives δ' = ½√(δ/2) instead of δ (1.1e−5 for δ = 1e−9).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.central.statistics import PreparedData, Statistic, describe_neighbours
+from smoothdp.noise import Laplace
+from smoothdp.privacy import ApproxDP
+from smoothdp.release import Release
+from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.validation import check_delta, check_epsilon, check_in_range, check_int, check_positive
+
+__all__ = ["ProposeTestRelease", "distance_to_instability", "propose_test_release"]
+
+SOURCE = (
+    "Propose-test-release, Dwork & Lei 2009 (PDP Def. 16-18, seed 001) with the budget ε₁+ε₂ and the "
+    "threshold ln(1/(2δ))/ε₁ of notes/noise_and_ss.md §5.1"
+)
+
+
+def distance_to_instability(statistic: Statistic, x: ArrayLike | PreparedData, bound: float) -> float:
+    """D(x) = min { k ≥ 0 : A^(k)(x) > bound }, or ``inf`` if no data set of the same kind has LS > bound.
+
+    A^(k) is non-decreasing in k and constant (the global sensitivity) from k = n + 1 on, so a binary
+    search over k ∈ [0, n + 1] finds D with O(log n) evaluations of A^(k). The rounded-up A^(k) is used,
+    so D is never overestimated.
+    """
+    b = check_positive("proposed_bound", bound)
+    d = statistic.prepare(x)
+    a_at = lambda k: statistic.local_sensitivity(d, k)  # noqa: E731
+    hi = d.n + 1
+    if a_at(hi) <= b:
+        return math.inf
+    if a_at(0) > b:
+        return 0.0
+    lo = 0  # invariant: A(lo) ≤ b < A(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a_at(mid) > b:
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+class ProposeTestRelease:
+    """Propose-test-release for a statistic (see the module docstring for the guarantee).
+
+    Parameters
+    ----------
+    statistic
+        A :class:`~smoothdp.central.statistics.Statistic` (its ``local_sensitivity(x, k)`` gives A^(k)).
+    proposed_bound
+        b > 0, the proposed bound on the local sensitivity; it must not depend on the data.
+    epsilon
+        Total ε; ε₁ = ``test_fraction``·ε goes to the test, ε₂ = ε − ε₁ to the release.
+    delta
+        δ ∈ (0, ½): the probability of releasing with too little noise.
+    test_fraction
+        The share of ε spent on the test (default ½).
+    """
+
+    def __init__(
+        self,
+        statistic: Statistic,
+        proposed_bound: float,
+        epsilon: float,
+        delta: float,
+        *,
+        test_fraction: float = 0.5,
+    ) -> None:
+        if not isinstance(statistic, Statistic):
+            raise TypeError(f"statistic must be a smoothdp.central Statistic; got {type(statistic).__name__}")
+        self.statistic = statistic
+        self.bound = check_positive("proposed_bound", proposed_bound)
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_in_range("delta", check_delta(delta), 0.0, 0.5)
+        frac = check_in_range("test_fraction", test_fraction, 0.0, 1.0)
+        self.epsilon_test = frac * self.epsilon
+        self.epsilon_release = self.epsilon - self.epsilon_test
+        self.threshold = math.log(1.0 / (2.0 * self.delta)) / self.epsilon_test
+        self.guarantee = ApproxDP(self.epsilon, self.delta)
+
+    def _noisy_distance(
+        self, distance: float, size: int | None, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        """D + Lap(1/ε₁) (a test's broken twin overrides this)."""
+        return distance + Laplace(1.0 / self.epsilon_test).sample(size, rng)
+
+    def sample(self, x: ArrayLike | PreparedData, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN."""
+        n = check_int("size", size, minimum=1)
+        gen = resolve_rng(rng)
+        d = self.statistic.prepare(x)
+        distance = distance_to_instability(self.statistic, d, self.bound)
+        passed = np.asarray(self._noisy_distance(distance, n, gen)) >= self.threshold
+        values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(n, gen)
+        return np.where(passed, values, np.nan)
+
+    def release(self, x: ArrayLike | PreparedData, rng: SeedLike = None) -> Release:
+        """One run: a :class:`~smoothdp.release.Release` (``refused=True`` with the reason when ⊥)."""
+        gen = resolve_rng(rng)
+        d = self.statistic.prepare(x)
+        distance = distance_to_instability(self.statistic, d, self.bound)
+        noisy = float(self._noisy_distance(distance, None, gen))
+        details = {
+            "epsilon_test": self.epsilon_test,
+            "epsilon_release": self.epsilon_release,
+            "threshold": self.threshold,
+            "noisy_distance": noisy,  # ε₁-DP, safe to publish
+            "proposed_bound": self.bound,
+            "neighbours": describe_neighbours(self.statistic),
+        }
+        common = {
+            "guarantee": self.guarantee,
+            "statistic": self.statistic.name,
+            "mechanism": "propose-test-release",
+            "source": f"{SOURCE}; sensitivity: {self.statistic.source}",
+            "details": details,
+        }
+        if not noisy >= self.threshold:
+            reason = (
+                f"noisy distance to instability {noisy:.4g} is below the threshold {self.threshold:.4g}: "
+                f"the data may be too close to a data set whose local sensitivity exceeds {self.bound:g}"
+            )
+            return Release(value=None, refused=True, reason=reason, **common)
+        scale = self.bound / self.epsilon_release
+        noise = Laplace(scale)
+        return Release(
+            value=self.statistic.value(d) + float(noise.sample(None, gen)),
+            noise_scale=scale,
+            noise_std=noise.std(),
+            sampler=noise.sampler,
+            **common,
+        )
+
+
+def propose_test_release(
+    statistic: Statistic,
+    x: ArrayLike,
+    proposed_bound: float,
+    epsilon: float,
+    delta: float,
+    rng: SeedLike = None,
+    *,
+    test_fraction: float = 0.5,
+) -> Release:
+    """Propose-test-release of ``statistic`` on x: (ε, δ)-DP in total, test and release together.
+
+    See :class:`ProposeTestRelease`. A refusal is a :class:`~smoothdp.release.Release` with
+    ``refused=True`` and the reason; the budget is spent either way.
+    """
+    return ProposeTestRelease(statistic, proposed_bound, epsilon, delta, test_fraction=test_fraction).release(
+        x, rng
+    )

@@ -1,0 +1,362 @@
+"""Central-DP statistics with their local sensitivity at distance k and their smooth sensitivity.
+
+Every statistic is computed on data in declared public bounds [lower, upper]. Data outside them is an
+error unless the caller asked for clipping (``clip=True``); the statistic is then the one of the clipped
+data. One record per person. The neighbour relation is **substitution** (n fixed and public) except for
+:class:`Mean`, which uses **add/remove** (n private).
+
+Each statistic has
+
+* ``value(x)``: the statistic;
+* ``local_sensitivity(x, k=0)``: A^(k)(x) = max_{d(x,y) ≤ k} LS(y) (an upper bound for :class:`Mean`);
+* ``smooth_sensitivity(x, beta)``: S_β(x) = max_{k ≥ 0} e^{−βk} A^(k)(x), exact, rounded up;
+* ``global_sensitivity(n)``: the worst case over all data sets of size n.
+
+``prepare(x)`` validates (and sorts) the data once; the result can be passed to every method in place of x.
+
+Formulas: notes/noise_and_ss.md §4 (order statistics §4.1, trimmed mean §4.2, min/max §4.3, mean §4.5),
+computed by :mod:`smoothdp.central._pairs` in O(n log n) after sorting (O(n log n) overall).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
+from smoothdp.smooth.hamming import round_up
+from smoothdp.validation import (
+    check_bounds,
+    check_data,
+    check_in_range,
+    check_int,
+    check_positive,
+    clip_or_check,
+)
+
+__all__ = [
+    "Max",
+    "Mean",
+    "Median",
+    "Min",
+    "OrderStatistic",
+    "PreparedData",
+    "Quantile",
+    "Statistic",
+    "TrimmedMean",
+]
+
+Neighbours = Literal["substitute", "add_remove"]
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """Data validated against a statistic's bounds (clipped if asked) and sorted if the statistic needs it."""
+
+    values: NDArray[np.float64]
+    owner: Statistic
+
+    @property
+    def n(self) -> int:
+        return int(self.values.size)
+
+
+class Statistic(ABC):
+    """A real statistic of a data set in public bounds, with its sensitivities.
+
+    Parameters
+    ----------
+    lower, upper
+        The public bounds of every record (lower < upper, finite).
+    clip
+        Clip records into the bounds (``True``) or refuse records outside them (``False``, default).
+    """
+
+    name: ClassVar[str] = "statistic"
+    neighbours: ClassVar[Neighbours] = "substitute"
+    source: ClassVar[str] = ""
+    needs_sorting: ClassVar[bool] = True
+
+    def __init__(self, lower: float, upper: float, *, clip: bool = False) -> None:
+        self.lower, self.upper = check_bounds((lower, upper), name="bounds (lower, upper)")
+        if not isinstance(clip, bool | np.bool_):
+            raise TypeError(f"clip must be True or False; got {clip!r}")
+        self.clip = bool(clip)
+
+    # -- data --------------------------------------------------------------------------------------------
+    def prepare(self, x: ArrayLike | PreparedData) -> PreparedData:
+        """Validate x (finite, 1-D, non-empty, in bounds or clipped) and sort it if needed; idempotent."""
+        if isinstance(x, PreparedData):
+            if x.owner is not self and not self._compatible(x.owner):
+                return self.prepare(x.values)
+            self._check_size(x.n)
+            return x
+        arr = check_data(x, "x", ndim=1)
+        arr = clip_or_check(arr, self.lower, self.upper, clip=self.clip)
+        if self.needs_sorting:
+            arr = np.sort(arr)
+        self._check_size(arr.size)
+        return PreparedData(arr, self)
+
+    def _compatible(self, other: Statistic) -> bool:
+        return type(other).needs_sorting >= self.needs_sorting and (other.lower, other.upper, other.clip) == (
+            self.lower,
+            self.upper,
+            self.clip,
+        )
+
+    def _check_size(self, n: int) -> None:  # noqa: B027 (optional hook)
+        """Raise if the statistic is undefined for n records."""
+
+    # -- public API --------------------------------------------------------------------------------------
+    def value(self, x: ArrayLike | PreparedData) -> float:
+        """The statistic of x (of the clipped data when ``clip=True``)."""
+        return self._value(self.prepare(x))
+
+    def local_sensitivity(self, x: ArrayLike | PreparedData, k: int = 0) -> float:
+        """A^(k)(x) = max over data sets y within k neighbour steps of LS(y); k = 0 is LS(x). Rounded up."""
+        kk = check_int("k", k, minimum=0)
+        return float(round_up(self._local_sensitivity(self.prepare(x), kk)))
+
+    def smooth_sensitivity(self, x: ArrayLike | PreparedData, beta: float) -> float:
+        """S_β(x) = max_{k ≥ 0} e^{−βk} A^(k)(x) (NRS07 Def. 2.1 with k from 0), exact and rounded up."""
+        b = check_positive("beta", beta)
+        s = self._smooth_sensitivity(self.prepare(x), b)
+        return float(round_up(max(s, np.finfo(np.float64).tiny)))  # never 0: noise scale must be > 0
+
+    def global_sensitivity(self, n: int) -> float:
+        """max over all data sets with n records of LS (A^(k) for k ≥ n)."""
+        nn = check_int("n", n, minimum=1)
+        self._check_size(nn)
+        return float(round_up(self._global_sensitivity(nn)))
+
+    # -- implemented by each statistic ---------------------------------------------------------------------
+    @abstractmethod
+    def _value(self, d: PreparedData) -> float: ...
+
+    @abstractmethod
+    def _local_sensitivity(self, d: PreparedData, k: int) -> float: ...
+
+    @abstractmethod
+    def _smooth_sensitivity(self, d: PreparedData, beta: float) -> float: ...
+
+    @abstractmethod
+    def _global_sensitivity(self, n: int) -> float: ...
+
+    def describe(self) -> str:
+        return f"{self.name} on [{self.lower:g}, {self.upper:g}]"
+
+    def __repr__(self) -> str:
+        bounds = f"lower={self.lower:g}, upper={self.upper:g}"
+        return f"{type(self).__name__}({self._params()}{bounds}, clip={self.clip})"
+
+    def _params(self) -> str:
+        return ""
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Order statistics: x_(r) for a rank r(n), 1-based.
+# ------------------------------------------------------------------------------------------------------------
+class OrderStatistic(Statistic):
+    """The order statistic x_(r) of the sorted data, for a rank rule r(n) ∈ {1, …, n}.
+
+    A^(k)(x) = max_{t=0..k+1} (x_(r+t) − x_(r+t−k−1)) with the padding x_(i) = lower for i ≤ 0 and upper
+    for i ≥ n+1 (NRS07 §3.1; notes/noise_and_ss.md §4.1, checked against brute force).
+    Substitution neighbours.
+    """
+
+    source: ClassVar[str] = "NRS07 §3.1 (order statistics); notes/noise_and_ss.md §4.1"
+
+    @abstractmethod
+    def rank(self, n: int) -> int:
+        """The 1-based rank r(n) released for n records."""
+
+    def _problem(self, d: PreparedData) -> PairProblem:
+        return PairProblem(d.values, self.lower, self.upper, i_hi=self.rank(d.n), gap=1, scale=1.0)
+
+    def _value(self, d: PreparedData) -> float:
+        return float(d.values[self.rank(d.n) - 1])
+
+    def _local_sensitivity(self, d: PreparedData, k: int) -> float:
+        return local_sensitivity_at(self._problem(d), k)
+
+    def _smooth_sensitivity(self, d: PreparedData, beta: float) -> float:
+        return smooth_sensitivity_pairs(self._problem(d), beta)
+
+    def _global_sensitivity(self, n: int) -> float:
+        return self.upper - self.lower
+
+
+class Median(OrderStatistic):
+    """The (lower) median x_(r), r = ⌈n/2⌉: the middle element for odd n, the lower middle for even n.
+
+    Not ``np.median``, which averages the two middle elements for even n and has another sensitivity.
+    """
+
+    name: ClassVar[str] = "median"
+
+    def rank(self, n: int) -> int:
+        return (n + 1) // 2
+
+
+class Quantile(OrderStatistic):
+    """The q-quantile x_(r) with r = max(1, ⌈q·n⌉).
+
+    The rank rule is numpy's ``method="inverted_cdf"``: the smallest x_(r) with r/n ≥ q. The product q·n is
+    computed exactly from q's shortest decimal form (``repr``), so q = 0.1 means 1/10 and 0.1·10 has rank 1,
+    with no floating-point rounding either way. q = 0.5 gives :class:`Median`, q = 0 the minimum and q = 1
+    the maximum.
+    """
+
+    def __init__(self, q: float, lower: float, upper: float, *, clip: bool = False) -> None:
+        self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
+        super().__init__(lower, upper, clip=clip)
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"quantile({self.q:g})"
+
+    def rank(self, n: int) -> int:
+        return max(1, math.ceil(Fraction(repr(self.q)) * n))
+
+    def _params(self) -> str:
+        return f"q={self.q:g}, "
+
+
+class Min(OrderStatistic):
+    """The minimum x_(1): A^(k) = max(x_(k+1) − lower, x_(k+2) − x_(1)) (notes §4.3)."""
+
+    name: ClassVar[str] = "min"
+
+    def rank(self, n: int) -> int:
+        return 1
+
+
+class Max(OrderStatistic):
+    """The maximum x_(n): A^(k) = max(upper − x_(n−k), x_(n) − x_(n−k−1)) (notes §4.3, by reflection)."""
+
+    name: ClassVar[str] = "max"
+
+    def rank(self, n: int) -> int:
+        return n
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Trimmed mean (Bun–Steinke)
+# ------------------------------------------------------------------------------------------------------------
+class TrimmedMean(Statistic):
+    """The m-trimmed mean (1/(n−2m)) Σ_{i=m+1}^{n−m} x_(i) (Bun & Steinke 2019, "Average-case averages").
+
+    A^(k)(x) = (1/(n−2m)) · max_{ℓ=0..k+1} (x_(n−m+1+k−ℓ) − x_(m+1−ℓ)) with the order-statistic padding
+    (notes/noise_and_ss.md §4.2, checked against brute force). Substitution neighbours.
+
+    Parameters
+    ----------
+    trim
+        An ``int`` m ≥ 0: the number of records cut from *each* end (needs n > 2m); or a ``float`` in
+        [0, 0.5): the proportion cut from each end, m = ⌊trim·n⌋ (as ``scipy.stats.trim_mean``; the product
+        is exact in trim's shortest decimal form).
+    lower, upper, clip
+        As for every statistic.
+    """
+
+    source: ClassVar[str] = "Bun & Steinke 2019 (trimmed mean); notes/noise_and_ss.md §4.2"
+
+    def __init__(self, trim: int | float, lower: float, upper: float, *, clip: bool = False) -> None:
+        if isinstance(trim, bool) or not isinstance(trim, int | float | np.integer | np.floating):
+            raise TypeError(f"trim must be an int (records per end) or a float proportion; got {trim!r}")
+        if isinstance(trim, int | np.integer):
+            self.trim: int | float = check_int("trim", trim, minimum=0)
+        else:
+            self.trim = check_in_range("trim", trim, 0.0, 0.5, low_open=False, high_open=True)
+        super().__init__(lower, upper, clip=clip)
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"trimmed_mean({self.trim:g})"
+
+    def trimmed(self, n: int) -> int:
+        """m: records cut from each end for n records."""
+        if isinstance(self.trim, int):
+            return self.trim
+        return math.floor(Fraction(repr(self.trim)) * n)
+
+    def _check_size(self, n: int) -> None:
+        m = self.trimmed(n)
+        if n <= 2 * m:
+            raise ValueError(
+                f"trim={self.trim!r} cuts {m} record(s) from each end, too many for n={n}; "
+                f"the trimmed mean needs n > 2·trim (trim ≤ {(n - 1) // 2} here)"
+            )
+
+    def _problem(self, d: PreparedData) -> PairProblem:
+        m = self.trimmed(d.n)
+        return PairProblem(
+            d.values, self.lower, self.upper, i_hi=m + 1, gap=d.n - 2 * m, scale=1.0 / (d.n - 2 * m)
+        )
+
+    def _value(self, d: PreparedData) -> float:
+        m = self.trimmed(d.n)
+        return float(np.mean(d.values[m : d.n - m]))
+
+    def _local_sensitivity(self, d: PreparedData, k: int) -> float:
+        return local_sensitivity_at(self._problem(d), k)
+
+    def _smooth_sensitivity(self, d: PreparedData, beta: float) -> float:
+        return smooth_sensitivity_pairs(self._problem(d), beta)
+
+    def _global_sensitivity(self, n: int) -> float:
+        return (self.upper - self.lower) / (n - 2 * self.trimmed(n))
+
+    def _params(self) -> str:
+        return f"trim={self.trim!r}, "
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Mean under add/remove
+# ------------------------------------------------------------------------------------------------------------
+class Mean(Statistic):
+    """The mean of records in [lower, upper] under **add/remove** neighbours (n is private).
+
+    Local sensitivity at distance k, the size-only bound of notes/noise_and_ss.md §4.5 (PDP's u/(n+1)
+    ignores removals; removing x_i moves the mean by |x̄ − x_i|/(n−1) ≤ (u−l)/n):
+
+        A^(k)(x) ≤ (u − l)/max(n − k, 1),
+
+    since every y within k steps has |y| ≥ n − k and LS(y) ≤ (u−l)/max(|y|, 1) (the empty data set's mean is
+    the fixed midpoint (l+u)/2). k ↦ −βk − ln(n − k) is convex, so
+
+        S_β(x) = max( (u − l)/n, (u − l)·e^{−β(n−1)} ).
+
+    This bound is β-smooth: a neighbour's n differs by one, which shifts k by one.
+    """
+
+    name: ClassVar[str] = "mean"
+    neighbours: ClassVar[Neighbours] = "add_remove"
+    source: ClassVar[str] = "PDP ch. Local Sensitivity (seed 001), corrected for removals: notes §4.5"
+    needs_sorting: ClassVar[bool] = False
+
+    def _value(self, d: PreparedData) -> float:
+        return float(np.mean(d.values))
+
+    def _local_sensitivity(self, d: PreparedData, k: int) -> float:
+        return (self.upper - self.lower) / max(d.n - k, 1)
+
+    def _smooth_sensitivity(self, d: PreparedData, beta: float) -> float:
+        width = self.upper - self.lower
+        return max(width / d.n, width * math.exp(-beta * (d.n - 1)))
+
+    def _global_sensitivity(self, n: int) -> float:
+        return self.upper - self.lower
+
+
+def describe_neighbours(statistic: Any) -> str:
+    """Human-readable neighbour relation of a statistic."""
+    rel = getattr(statistic, "neighbours", "substitute")
+    return "one record added or removed" if rel == "add_remove" else "one record substituted"

@@ -1,0 +1,114 @@
+"""What every experiment module shares: its result record, progress bars and figure saving.
+
+An experiment module holds, at the top, a frozen ``Config`` dataclass (defaults = the paper's own
+parameters) and a ``CONFIGS`` dict with ``"full"``, ``"quick"`` and ``"tiny"`` (tests) instances; then
+``run(config, rng, out_dir) -> Outcome`` that computes the tables, draws the figures and states the
+headline. The runner (:mod:`smoothdp.experiments.runner`) times it and writes the CSVs and the report.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on the machines that run the reproductions
+
+import matplotlib.pyplot as plt
+import numpy as np
+from tqdm import tqdm
+
+__all__ = ["Outcome", "Table", "plt", "progress", "save_figure", "set_progress"]
+
+T = TypeVar("T")
+
+#: Whether long loops show a progress bar (the runner turns it off for ``--quiet`` and in tests).
+_PROGRESS_ENABLED = {"value": True}
+
+
+def set_progress(enabled: bool) -> None:
+    """Turn the tqdm progress bars of all experiments on or off."""
+    _PROGRESS_ENABLED["value"] = bool(enabled)
+
+
+def progress(iterable: Iterable[T], *, desc: str, total: int | None = None) -> Iterator[T]:
+    """Wrap a loop over configurations (never over users) in a tqdm bar on stderr."""
+    return iter(
+        tqdm(
+            iterable,
+            desc=desc,
+            total=total,
+            file=sys.stderr,
+            leave=False,
+            disable=not _PROGRESS_ENABLED["value"],
+        )
+    )
+
+
+@dataclass
+class Table:
+    """Columns of equal length: every number a figure plots, written as one CSV.
+
+    ``columns`` maps a column name to a 1-D sequence (numbers or strings).
+    """
+
+    columns: dict[str, Sequence[Any] | np.ndarray]
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        lengths = {name: len(values) for name, values in self.columns.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"table columns must have equal lengths; got {lengths}")
+
+    @property
+    def n_rows(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def column(self, name: str) -> np.ndarray:
+        return np.asarray(self.columns[name])
+
+    def rows(self) -> Iterator[list[Any]]:
+        names = list(self.columns)
+        for i in range(self.n_rows):
+            yield [self.columns[name][i] for name in names]
+
+
+@dataclass
+class Outcome:
+    """What :func:`run` of an experiment returns.
+
+    Attributes
+    ----------
+    tables
+        Name → :class:`Table`; each becomes ``<name>.csv`` next to the report.
+    figures
+        PNG files written by the experiment's plot function.
+    headline
+        The headline comparison in one sentence.
+    data
+        The data used and its provenance, one line each (say "synthetic" where it is).
+    notes
+        Caveats and deviations from the paper, one line each.
+    extra
+        Facts for the report (e.g. the time one configuration took), name → value.
+    """
+
+    tables: dict[str, Table]
+    figures: list[Path]
+    headline: str
+    data: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def save_figure(fig: Any, out_dir: Path, name: str) -> Path:
+    """Save ``fig`` as ``out_dir/name.png`` (150 dpi) and close it."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.png"
+    fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    return path

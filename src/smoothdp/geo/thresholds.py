@@ -1,0 +1,196 @@
+"""Threshold-type queries: soft one-way threshold, two-way threshold, bounded range (seed 000, §4.1–4.2, C.3).
+
+Each is a ramp f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A (notes/gp_paper.md §1.8), so
+its pointwise Lipschitz constant and smooth sensitivity come from the signed distance u(x) to A alone
+(:func:`smoothdp.smooth.metric.convex_ramp_smooth_sensitivity`):
+
+=====================  ==========================================  ==========================================
+query                  A                                           signed distance u(x)
+=====================  ==========================================  ==========================================
+``SoftThreshold``      [t + w/2, ∞)                                t + w/2 − x
+``BoundedRange``       [a + w/2, b − w/2]                          max(a + w/2 − x, x − b + w/2)
+``TwoWayThreshold``    {y : dist(y, Q₀) ≤ R₁}, Q₀ = {y ≥ c}         sd_{Q₀}(x) − R₁
+=====================  ==========================================  ==========================================
+
+with, for the two-way threshold (Section 4.2): R₁ = w/√2, R₂ = R₁ + w, c = T + (R₁ + w/2)(1, 1), so that
+A is the quadrant {x₁ ≥ T₁ + w/2, x₂ ≥ T₂ + w/2} with its corner rounded by the disc (c, R₁), and the
+outer arc (radius R₂) passes through the hard corner T (f(T) = 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.geo._query import GeoQuery, as_parameter
+from smoothdp.smooth.growth import Growth
+from smoothdp.smooth.metric import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
+
+__all__ = ["BoundedRange", "SoftThreshold", "TwoWayThreshold"]
+
+
+class _ConvexRamp(GeoQuery):
+    """A ramp of width w around a convex set, given by its signed distance :meth:`signed_distance`."""
+
+    width: NDArray[np.float64]
+
+    @property
+    def lipschitz(self) -> NDArray[np.float64]:
+        """Global Lipschitz constant 1/w (Claim 4.2 for the two-way threshold)."""
+        return np.broadcast_to(1.0 / self.width, self.param_shape)
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    def signed_distance(self, x: ArrayLike) -> NDArray[np.float64]:
+        """u(x): distance to A outside it, minus the depth inside it (shape ``param_shape + U``)."""
+        return self._signed_distance(self.check_points(x))
+
+    def hard_value(self, x: ArrayLike) -> NDArray[np.float64]:
+        """The hard (indicator) query this ramp smooths, as 0.0/1.0 (shape ``param_shape + U``)."""
+        return self._hard(self.check_points(x))
+
+    def _w(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self.expand(self.width, len(self.user_shape(x)))
+
+    def _value(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.clip(1.0 - self._signed_distance(x) / self._w(x), 0.0, 1.0)
+
+    def _lipschitz_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return convex_ramp_lipschitz(self._signed_distance(x), self._w(x))
+
+    def _smooth_sensitivity(self, x: NDArray[np.float64], beta: float, growth: Growth) -> NDArray[np.float64]:
+        return convex_ramp_smooth_sensitivity(self._signed_distance(x), self._w(x), beta, growth)
+
+    def value_and_smooth_sensitivity(
+        self, x: NDArray[np.float64], beta: float, growth: Growth
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """f(x) and S*(x) from one signed-distance computation (checked input; the mechanisms' fast path)."""
+        u = self._signed_distance(x)
+        w = self._w(x)
+        return np.clip(1.0 - u / w, 0.0, 1.0), convex_ramp_smooth_sensitivity(u, w, beta, growth)
+
+    def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+
+class SoftThreshold(_ConvexRamp):
+    """Soft one-way threshold f_θ(x) = clip((x − t)/θ + 1/2, 0, 1) on R (seed 000, §4.1.2).
+
+    Smooths the hard threshold 1[x > t] over the band [t − θ/2, t + θ/2] (θ = ``width``, the *full* band
+    width). Global Lipschitz constant 1/θ. Lemma 4.1 (Λ = ∞, G = e^{βt})::
+
+        L(x)  = 1/θ if |x − t| ≤ θ/2, else 1/(|x − t| + θ/2)
+        S*(x) = 1/θ in the band, else max{ 1/(|x − t| + θ/2), e^{−β(|x − t| − θ/2)}/θ }
+
+    and for G = 1 + βt the second term is 1/(θ(1 + β(|x − t| − θ/2))).
+
+    Parameters
+    ----------
+    threshold, width
+        Scalars or arrays (broadcast together to the grid of queries ``param_shape``); width > 0.
+    """
+
+    name = "soft one-way threshold"
+
+    def __init__(self, threshold: ArrayLike, width: ArrayLike) -> None:
+        t = as_parameter("threshold", threshold)
+        w = as_parameter("width", width, positive=True)
+        self.param_shape = np.broadcast_shapes(t.shape, w.shape)
+        self.threshold = np.broadcast_to(t, self.param_shape)
+        self.width = np.broadcast_to(w, self.param_shape)
+        self._edge = self.threshold + self.width / 2.0
+
+    def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self.expand(self._edge, x.ndim) - x
+
+    def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (x > self.expand(self.threshold, x.ndim)).astype(np.float64)
+
+
+class BoundedRange(_ConvexRamp):
+    """Soft range query ≈ 1[a ≤ x ≤ b] on R: the trapezoid max(0, 1 − dist(x, [a + θ/2, b − θ/2])/θ).
+
+    Seed 000, Appendix C.3 (notes/gp_paper.md §1.12); needs b − a ≥ θ. Ramps [a − θ/2, a + θ/2] and
+    [b − θ/2, b + θ/2], plateau 1, global Lipschitz constant 1/θ. With δ the distance to the plateau and D
+    the depth inside it: S* = 1/θ on the ramps, max{1/δ, e^{−β(δ−θ)}/θ} outside, max{1/(D+θ), e^{−βD}/θ}
+    on the plateau.
+    """
+
+    name = "bounded range"
+
+    def __init__(self, low: ArrayLike, high: ArrayLike, width: ArrayLike) -> None:
+        a = as_parameter("low", low)
+        b = as_parameter("high", high)
+        w = as_parameter("width", width, positive=True)
+        self.param_shape = np.broadcast_shapes(a.shape, b.shape, w.shape)
+        self.low, self.high, self.width = (np.broadcast_to(v, self.param_shape) for v in (a, b, w))
+        if np.any(self.high - self.low < self.width):
+            raise ValueError(
+                f"high - low must be >= width (the plateau [low + width/2, high - width/2] must exist); "
+                f"got low={low!r}, high={high!r}, width={width!r}"
+            )
+        self._plateau_lo = self.low + self.width / 2.0
+        self._plateau_hi = self.high - self.width / 2.0
+
+    def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        lo = self.expand(self._plateau_lo, x.ndim)
+        hi = self.expand(self._plateau_hi, x.ndim)
+        return np.maximum(lo - x, x - hi)
+
+    def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        lo, hi = self.expand(self.low, x.ndim), self.expand(self.high, x.ndim)
+        return ((x >= lo) & (x <= hi)).astype(np.float64)
+
+
+class TwoWayThreshold(_ConvexRamp):
+    """Two-way threshold f_τ ≈ 1[x₁ > T₁]·1[x₂ > T₂] on R² (seed 000, §4.2, Claim 4.2, Lemma 4.3).
+
+    The rounded-corner construction with band width τ (``width``): R₁ = τ/√2, R₂ = R₁ + τ,
+    c = T + (R₁ + τ/2)(1, 1). f_τ = 1 on the quadrant {x ≥ T + τ/2} with its corner rounded by the disc
+    (c, R₁); f_τ = (R₂ − ‖x − c‖)/τ on the annular quarter, (x₁ − T₁ + τ/2)/τ and (x₂ − T₂ + τ/2)/τ on the
+    straight strips; 0 elsewhere. Equivalently f_τ = max(0, 1 − dist(x, A)/τ) with A convex, so Lemma 4.3's
+    region table is :func:`~smoothdp.smooth.metric.convex_ramp_smooth_sensitivity` of the distance to the
+    rounded band (arcs around c in the corner regions, not axis-aligned distances).
+
+    Parameters
+    ----------
+    thresholds
+        (T₁, T₂), or an array of shape P + (2,) for a grid of queries.
+    width
+        τ > 0, scalar or shape P.
+    """
+
+    dimension = 2
+    name = "two-way threshold"
+
+    def __init__(self, thresholds: ArrayLike, width: ArrayLike) -> None:
+        t = as_parameter("thresholds", thresholds, point_dim=2)
+        w = as_parameter("width", width, positive=True)
+        self.param_shape = np.broadcast_shapes(t.shape[:-1], w.shape)
+        self.thresholds = np.broadcast_to(t, (*self.param_shape, 2))
+        self.width = np.broadcast_to(w, self.param_shape)
+        self.inner_radius = self.width / np.sqrt(2.0)
+        self.outer_radius = self.inner_radius + self.width
+        self.centre = self.thresholds + (self.inner_radius + self.width / 2.0)[..., None]
+
+    def _coords(self, values: NDArray[np.float64], user_ndim: int) -> tuple[NDArray, NDArray]:
+        shape = self.param_shape + (1,) * user_ndim
+        return values[..., 0].reshape(shape), values[..., 1].reshape(shape)
+
+    def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        user_ndim = x.ndim - 1
+        c1, c2 = self._coords(self.centre, user_ndim)
+        p1, p2 = c1 - x[..., 0], c2 - x[..., 1]  # > 0: below the quadrant Q₀ = {y ≥ c} in that axis
+        q1, q2 = np.maximum(p1, 0.0), np.maximum(p2, 0.0)
+        outside = np.sqrt(q1 * q1 + q2 * q2)
+        sd_quadrant = np.where(outside > 0, outside, np.maximum(p1, p2))
+        return sd_quadrant - self.expand(self.inner_radius, user_ndim)
+
+    def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        t1, t2 = self._coords(self.thresholds, x.ndim - 1)
+        return ((x[..., 0] > t1) & (x[..., 1] > t2)).astype(np.float64)

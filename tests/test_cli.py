@@ -1,0 +1,136 @@
+"""The ``smoothdp`` command: errors are one line on stderr, exit 2; list, demo, reproduce, release."""
+
+import csv
+
+import pytest
+
+import smoothdp
+from smoothdp.cli import main
+from smoothdp.experiments import EXPERIMENTS
+
+
+def _one_line_error(capsys, argv, *fragments):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("smoothdp: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+@pytest.fixture
+def ages_csv(tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text("age,name\n" + "".join(f"{20 + i % 50},p{i}\n" for i in range(501)))
+    return path
+
+
+def test_unknown_experiment(capsys, tmp_path):
+    _one_line_error(
+        capsys, ["reproduce", "no-such-thing", "--out", str(tmp_path)], "no-such-thing", "polyplace-std"
+    )
+
+
+@pytest.mark.parametrize("epsilon", ["0", "-1", "nan", "inf", "abc"])
+def test_bad_epsilon(capsys, ages_csv, epsilon):
+    _one_line_error(
+        capsys, ["release", "median", str(ages_csv), "--column", "age", "--epsilon", epsilon], "epsilon"
+    )
+
+
+def test_missing_file(capsys, tmp_path):
+    _one_line_error(
+        capsys,
+        ["release", "median", str(tmp_path / "absent.csv"), "--column", "age", "--epsilon", "1"],
+        "absent.csv",
+    )
+
+
+def test_missing_column(capsys, ages_csv):
+    _one_line_error(
+        capsys,
+        ["release", "median", str(ages_csv), "--column", "height", "--epsilon", "1"],
+        "'height'",
+        "age",
+    )
+
+
+def test_non_numeric_column(capsys, ages_csv):
+    _one_line_error(
+        capsys, ["release", "median", str(ages_csv), "--column", "name", "--epsilon", "1"], "not numeric"
+    )
+
+
+def test_bounds_are_required(capsys, ages_csv):
+    _one_line_error(
+        capsys, ["release", "median", str(ages_csv), "--column", "age", "--epsilon", "1"], "--bounds"
+    )
+
+
+def test_bad_bounds_and_unknown_statistic(capsys, ages_csv):
+    _one_line_error(
+        capsys,
+        ["release", "median", str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "5", "1"],
+        "LOW < HIGH",
+    )
+    _one_line_error(capsys, ["release", "mode", str(ages_csv), "--column", "age", "--epsilon", "1"], "mode")
+
+
+def test_unknown_command_and_negative_seed(capsys, tmp_path):
+    _one_line_error(capsys, ["frobnicate"], "frobnicate")
+    _one_line_error(capsys, ["reproduce", "polyplace-std", "--seed", "-3", "--out", str(tmp_path)], "seed")
+
+
+def test_list_prints_one_line_per_experiment(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
+
+
+def test_bare_command_prints_demo_then_usage(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "true median (not private):" in out and " 37" in out  # the median age of UCI Adult
+    assert out.index("median") < out.index("usage: smoothdp")
+
+
+@pytest.mark.skipif(not hasattr(smoothdp, "median"), reason="smoothdp.median (central module) not built yet")
+def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
+    assert (
+        main(
+            [
+                "release",
+                "median",
+                str(ages_csv),
+                "--column",
+                "age",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "0",
+                "100",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "guarantee:" in out and "noise scale:" in out and "value:" in out
+
+
+def test_reproduce_quick_polyplace_std(capsys, tmp_path):
+    if EXPERIMENTS["polyplace-std"].missing():
+        pytest.skip(f"waiting for {EXPERIMENTS['polyplace-std'].missing()}")
+    status = main(["reproduce", "polyplace-std", "--quick", "--seed", "1", "--out", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "polyplace-std: done" in out
+    with (tmp_path / "polyplace-std" / "std_per_sensitivity.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and "polyplace" in rows[0]
+    assert "Mode: **quick**" in (tmp_path / "polyplace-std" / "report.md").read_text()
+    assert "polyplace-std" in (tmp_path / "index.md").read_text()
