@@ -4,6 +4,8 @@ Release statistics with noise fitted to the data at hand (smooth sensitivity), u
 differential privacy and under geo-privacy in the local model, and analyse mechanisms under smoothed DP.
 """
 
+from smoothdp import audit, central, geo, noise, smooth, smoothed
+from smoothdp.calibration import calibrate
 from smoothdp.central.api import mean, median, quantile, trimmed_mean
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
 from smoothdp.release import Release
@@ -18,10 +20,17 @@ __all__ = [
     "PureDP",
     "Release",
     "__version__",
+    "audit",
+    "calibrate",
+    "central",
     "compose",
     "default_rng",
+    "geo",
     "mean",
     "median",
+    "noise",
     "quantile",
+    "smooth",
+    "smoothed",
     "trimmed_mean",
 ]

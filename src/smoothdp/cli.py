@@ -201,12 +201,17 @@ def _cmd_release(args: argparse.Namespace) -> int:
     print(f"statistic:   {args.statistic} of {args.column} ({data.size} values from {args.file})")
     print(f"guarantee:   {release.guarantee}")
     print(f"mechanism:   {release.mechanism}")
-    if release.noise_scale is not None:
-        print(f"noise scale: {release.noise_scale:.6g}")
-    if release.noise_std is not None:
-        print(f"noise std:   {release.noise_std:.6g}")
+    hidden = release.private_fields_excluded
+    for name, label in (("noise_scale", "noise scale"), ("noise_std", "noise std:  ")):
+        number = getattr(release, name)
+        if number is not None:
+            warning = "   (computed from the data, NOT private: do not publish)" if name in hidden else ""
+            print(f"{label}: {number:.6g}{warning}")
     if release.smooth_sensitivity is not None:
-        print(f"smooth sensitivity: {release.smooth_sensitivity:.6g} (β = {release.beta:.4g})")
+        print(
+            f"smooth sensitivity: {release.smooth_sensitivity:.6g} (β = {release.beta:.4g})"
+            "   (computed from the data, NOT private: do not publish)"
+        )
     if release.refused:
         print(f"value:       refused ({release.reason})")
     else:
@@ -224,13 +229,8 @@ def _demo() -> None:
     epsilon, bounds = 1.0, (0.0, 125.0)
     print("smoothdp demo: the median age of the 32,561 UCI Adult respondents, ε = 1, ages in [0, 125].")
     print(f"  true median (not private):            {np.median(ages):g}")
-    try:
-        from smoothdp.central import global_sensitivity_median, median
-    except ImportError as error:
-        print(f"  (the private releases need smoothdp.central, which is not built yet: {error})")
-        print("  coming: the smooth-sensitivity median with PolyPlace noise next to the Laplace answer")
-        print("  calibrated to the global sensitivity (125 years), each with the guarantee it spends.")
-        return
+    from smoothdp.central import global_sensitivity_median, median
+
     private = median(ages, epsilon, bounds, "polyplace")
     baseline = global_sensitivity_median(ages, bounds, epsilon)
     print(
@@ -246,6 +246,7 @@ def _demo() -> None:
         f"  global sensitivity + Laplace noise:   {baseline.value:8.3f}   noise std "
         f"{baseline.noise_std:8.3g}   {baseline.guarantee}"
     )
+    print("  Only the values are private: noise std and smooth sensitivity are for you, not for publishing.")
     print("  Fresh secure randomness on every run: the private values change, the guarantee does not.")
 
 

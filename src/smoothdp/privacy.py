@@ -4,7 +4,8 @@
   add/remove) give output laws within a factor e^ε.
 * :class:`ApproxDP` (ε, δ): the same up to an additive δ.
 * :class:`GeoPrivacy` (ε, δ): ε *per unit of distance* in the local model: for any two private points
-  x, x' and output set A, P[M(x) ∈ A] ≤ e^{ε·d(x,x')} P[M(x') ∈ A] + δ (seed 000, Definition 4).
+  x, x' and output set A, P[M(x) ∈ A] ≤ e^{ε·d(x,x')} P[M(x') ∈ A] + δ (seed 000, Definition 5;
+  ``notes/gp_paper.md`` §1.3).
 
 Sequential composition (basic): ε's add, δ's add. ``a + b`` or :func:`compose`. Geo-privacy composes
 with geo-privacy of the same metric only; central DP with central DP only (pure + approximate gives
@@ -63,7 +64,7 @@ class ApproxDP(Guarantee):
 
 @dataclass(frozen=True)
 class GeoPrivacy(Guarantee):
-    """(ε, δ)-geo-privacy: ε per unit of distance under ``metric`` (seed 000, Definition 4)."""
+    """(ε, δ)-geo-privacy: ε per unit of distance under ``metric`` (seed 000, Definition 5)."""
 
     metric: str = "euclidean"
 

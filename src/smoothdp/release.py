@@ -14,6 +14,13 @@ __all__ = ["Release"]
 class Release:
     """A differentially private release.
 
+    **Only ``value``, ``refused`` and ``reason`` are covered by ``guarantee``; they are safe to publish.**
+    ``noise_scale``, ``noise_std`` and ``smooth_sensitivity`` are computed from the private data (the
+    smooth sensitivity is data-dependent by design) and are *not* private: they are for the data holder,
+    to judge accuracy, and must not be published beside the value. ``details["not_private"]`` lists every
+    field of this kind for the release at hand. ``beta``, ``mechanism``, ``source`` and ``statistic`` are
+    data-independent.
+
     Attributes
     ----------
     value
@@ -54,6 +61,11 @@ class Release:
     sampler: str = ""
     details: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def private_fields_excluded(self) -> tuple[str, ...]:
+        """Fields computed from the data that the guarantee does *not* cover (do not publish them)."""
+        return tuple(self.details.get("not_private", ()))
+
     def __float__(self) -> float:
         if self.value is None:
             raise ValueError(f"the release was refused: {self.reason}")
@@ -62,5 +74,7 @@ class Release:
     def __str__(self) -> str:
         if self.refused:
             return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}"
-        noise = f", noise std {self.noise_std:.4g}" if self.noise_std is not None else ""
+        # Only data-independent fields go into the string, which is what ends up published.
+        private_std = self.noise_std is not None and "noise_std" not in self.private_fields_excluded
+        noise = f", noise std {self.noise_std:.4g}" if private_std else ""
         return f"{self.statistic} = {self.value:.6g} ({self.guarantee}, {self.mechanism}{noise})"

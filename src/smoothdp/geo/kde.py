@@ -39,7 +39,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery, as_parameter
 from smoothdp.smooth.growth import Growth
-from smoothdp.smooth.metric import check_growth, round_up
+from smoothdp.smooth.metric import check_growth
+from smoothdp.smooth.rounding import round_up
 from smoothdp.validation import check_data, check_positive
 
 __all__ = ["GaussianKDE", "kde_lipschitz_profile", "kde_smooth_profile"]

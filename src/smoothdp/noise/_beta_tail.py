@@ -26,8 +26,12 @@ _LOG_Y_ASYMPTOTE = -690.0
 
 def log_y_of(log_v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return (ln y, ln(1 − y)) for y = 1/(1 + v), given ln v (−inf allowed)."""
+    log_v = np.asarray(log_v, dtype=float)
     log_1pv = np.logaddexp(0.0, log_v)
-    return -log_1pv, log_v - log_1pv
+    # At t = ±inf (ln v = +inf), ln(1 − y) = 0 exactly; inf − inf would give NaN.
+    infinite = np.isposinf(log_v)
+    log_1my = np.where(infinite, 0.0, log_v - np.where(infinite, 0.0, log_1pv))
+    return -log_1pv, log_1my
 
 
 def abs_sf(log_v: NDArray[np.float64], p: float, q: float) -> NDArray[np.float64]:

@@ -1,7 +1,7 @@
 """Smooth sensitivity: growth functions and generic smooth sensitivity (Hamming and metric spaces)."""
 
 from smoothdp.smooth.growth import GROWTHS, Growth, growth, log_growth
-from smoothdp.smooth.hamming import hamming_smooth_sensitivity, round_up, smooth_sensitivity_of_profile
+from smoothdp.smooth.hamming import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
 from smoothdp.smooth.metric import (
     GridLipschitzBound,
     NumericSmoothSensitivity,
@@ -11,9 +11,11 @@ from smoothdp.smooth.metric import (
     numeric_smooth_sensitivity,
     smoothness_violation,
 )
+from smoothdp.smooth.rounding import ROUND_UP, round_up
 
 __all__ = [
     "GROWTHS",
+    "ROUND_UP",
     "GridLipschitzBound",
     "Growth",
     "NumericSmoothSensitivity",

@@ -32,23 +32,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.smooth.growth import Growth, log_growth
+from smoothdp.smooth.rounding import round_up
 from smoothdp.validation import check_int, check_positive
 
-__all__ = ["ROUND_UP", "hamming_smooth_sensitivity", "round_up", "smooth_sensitivity_of_profile"]
-
-#: Relative safety margin added to every computed sensitivity (covers float error in gaps, exp and log).
-ROUND_UP = 1e-12
-
-
-def round_up(value: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
-    """Round a computed sensitivity up: ``value·(1 + 1e-12)``, then one ulp up (0 stays 0).
-
-    The factor dominates the relative error of a subtraction, an ``exp`` of an exponent up to ~700 and a
-    division, so the result is never below the exact real-number value it approximates.
-    """
-    v = np.asarray(value, dtype=np.float64)
-    up = np.where(v > 0, np.nextafter(v * (1.0 + ROUND_UP), np.inf), v)
-    return float(up) if np.ndim(up) == 0 else up
+__all__ = ["hamming_smooth_sensitivity", "smooth_sensitivity_of_profile"]
 
 
 def smooth_sensitivity_of_profile(

@@ -35,10 +35,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.smooth.growth import GROWTHS, Growth, log_growth
+from smoothdp.smooth.rounding import round_up
 from smoothdp.validation import check_data, check_int, check_positive
 
 __all__ = [
-    "ROUND_UP",
     "GridLipschitzBound",
     "NumericSmoothSensitivity",
     "check_growth",
@@ -46,22 +46,8 @@ __all__ = [
     "convex_ramp_smooth_sensitivity",
     "numeric_pointwise_lipschitz",
     "numeric_smooth_sensitivity",
-    "round_up",
     "smoothness_violation",
 ]
-
-#: Relative safety margin on every closed-form sensitivity (dominates the float error of a few ops).
-ROUND_UP = 1e-12
-
-
-def round_up(value: ArrayLike) -> NDArray[np.float64]:
-    """``value·(1 + 1e-12)``: never below the real-number value a few float operations approximate.
-
-    The closed forms here take ≤ 10 correctly rounded operations (relative error ≤ ~1e-15 each, exp and
-    log included), so a relative margin of 1e-12 dominates their error, and the product's own rounding
-    (half an ulp) is far below the margin. 0 stays 0.
-    """
-    return np.asarray(value, dtype=np.float64) * (1.0 + ROUND_UP)
 
 
 def check_growth(growth: str) -> Growth:
