@@ -198,7 +198,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
             release = function(data, args.epsilon, bounds, args.noise, rng, **options)
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
-    print(f"statistic:   {args.statistic} of {args.column} ({data.size} values from {args.file})")
+    # The record count is private under add/remove (mean): it is not printed.
+    print(f"statistic:   {args.statistic} of {args.column} in {args.file}")
     print(f"guarantee:   {release.guarantee}")
     print(f"mechanism:   {release.mechanism}")
     hidden = release.private_fields_excluded

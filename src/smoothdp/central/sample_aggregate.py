@@ -9,13 +9,14 @@ to public bounds [l, u], and aggregate privately:
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
   :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
 
-Why the partition is random and balanced: with the same random permutation, substituting one record
-changes one block. Under add/remove, a uniformly random balanced partition of n + 1 records restricted to
-the first n is a uniformly random balanced partition of those n, so the two runs couple with all blocks but
-one equal (the aggregators are symmetric in the blocks). Either way the block outputs z are substitution
-neighbours, which is what both aggregators need. PDP's code chunks by row position, which under add/remove
-shifts every later chunk (notes/noise_and_ss.md §5.2). Empty blocks (n < k) output the midpoint (l + u)/2
-without calling f.
+Neighbours: **substitution** of one record (n public), the library's default. With the same random
+permutation, substituting one record changes exactly one block, so the block outputs z are substitution
+neighbours, which is what both aggregators need. The guarantee does **not** extend to add/remove: adding a
+record to a balanced partition can unbalance two blocks (sizes q + 1 and q − 1), so no coupling changes only
+one block, and a function f that sees block sizes can lose ≈ 2ε − ln 3 > ε (a counterexample is kept in
+``tests/central/test_sample_aggregate_neighbours.py``). PDP's code chunks by row position, which under
+add/remove shifts every later chunk (notes/noise_and_ss.md §5.2). Empty blocks (n < k) output the midpoint
+(l + u)/2 without calling f.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = ["SampleAndAggregate", "block_starts", "random_blocks", "sample_and_ag
 
 SOURCE_MEAN = "Sample-and-aggregate, NRS07 §4 / PDP Def. 20 (seed 001): Laplace on the clipped block mean"
 AGGREGATORS = ("mean", "median")
+NEIGHBOURS = "substitution of one record (n public); not add/remove"
 #: Records × repetitions processed at once by the vectorized block mean.
 _CHUNK = 4_000_000
 
@@ -63,6 +65,9 @@ def random_blocks(
 
 class SampleAndAggregate:
     """Sample-and-aggregate with a private aggregator over k blocks (see the module docstring).
+
+    Guarantee: ``self.guarantee`` (pure ε-DP for ``"mean"``, the median mechanism's for ``"median"``) under
+    **substitution** neighbours with n public; not under add/remove.
 
     Parameters
     ----------
@@ -166,6 +171,7 @@ class SampleAndAggregate:
         gen = resolve_rng(rng)
         z = self.block_outputs(x, gen)
         details = {
+            "neighbours": NEIGHBOURS,
             "n_blocks": self.n_blocks,
             "bounds": (self.lower, self.upper),
             "aggregator": self.aggregator,
