@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery
-from smoothdp.privacy import GeoPrivacy, Guarantee, compose
+from smoothdp.privacy import Guarantee, compose
 from smoothdp.rng import SeedLike
 from smoothdp.validation import check_data, check_int
 
@@ -86,15 +86,13 @@ class GeoMechanism(ABC):
         return self.guarantee.delta
 
     def total_guarantee(self) -> Guarantee:
-        """What one user spends when answering every query of the grid (basic composition)."""
+        """What one user spends when answering every query of the grid (basic composition).
+
+        Raises ``ValueError`` (from :class:`~smoothdp.privacy.GeoPrivacy`) when the δ's add up to 1 or
+        more: such a grid has no guarantee left.
+        """
         count = int(np.prod(self.query.param_shape, dtype=np.int64))
-        if count == 1:
-            return self.guarantee
-        return (
-            compose(*([self.guarantee] * count))
-            if count <= 64
-            else GeoPrivacy(self.guarantee.epsilon * count, min(self.guarantee.delta * count, 1.0 - 1e-16))
-        )
+        return compose(*([self.guarantee] * count))
 
     @abstractmethod
     def privatize(self, x: ArrayLike, rng: SeedLike = None) -> NDArray[np.float64]:
