@@ -7,9 +7,12 @@ Targets (docs/geo.md §Speed):
 * the KDE smooth sensitivity for a 50 × 50 grid of centres × 10⁵ users (2.5·10⁸ pairs, chunked, reduced to
   the per-centre variance): < 10 s.
 
-The noise draw dominates: ChaCha20 costs ~25 ns per uniform here, numpy's ``standard_t`` ~110 ns per
-Student's T draw, so the threshold target is met with PolyPlace and missed with T(3) (see the report in
-``extra_info``).
+The noise draw dominates: ChaCha20 (20 rounds) costs ~20 ns per uniform double here. PolyPlace takes one
+exponential, one random sign bit and its inverse CDF on the core or the tail branch only (~50 ns per
+draw); T(3) takes two uniforms and one ``tan`` (``StudentT._sample_std``, exact polar form, ~55 ns against
+~95 ns for numpy's ``standard_t``); the soft threshold's value and smooth sensitivity take ~12 ns per
+user. The threshold target is asserted for PolyPlace and T(3); the generalized Cauchy (rejection
+sampler) is reported only.
 
 Run: ``.venv/bin/python -m pytest benchmarks/test_geo_speed.py --benchmark-columns=min,mean,rounds -s``
 """
@@ -45,7 +48,7 @@ def test_threshold_privatize(benchmark, incomes, noise) -> None:
     benchmark.extra_info["users_per_second"] = rate
     print(f"\nthreshold privatize ({noise}): {rate / 1e6:.1f} M users/s")
     assert out.shape == incomes.shape
-    if noise == "polyplace":
+    if noise in ("polyplace", "student_t"):
         assert rate >= 1e7
 
 

@@ -64,5 +64,10 @@ def test_monte_carlo_of_the_mechanisms_matches_the_exact_mse(tiny_run):
     # (MSE ~1e-11 when almost nobody is near t): a loose check only.
     nap = check["mechanism"] == "noise a priori"
     assert np.all((check["ratio"][~nap] > 0.25) & (check["ratio"][~nap] < 2.5))
-    assert np.all((check["ratio"][nap] > 0.1) & (check["ratio"][nap] < 10))
+    assert np.all(check["ratio"][nap] < 10)
+    # One crossing moves one repetition's mean by at most 1/n, i.e. adds at most 1/(n²·reps) to the Monte
+    # Carlo MSE: with exact·n²·reps below ~1 (t = $1M on PUMS: ~0.1) the likely outcome is no crossing at
+    # all, an empirical MSE of 0. The lower bound only where crossings are expected by the dozen.
+    crossings = check["exact_mse"] * check["n"] ** 2 * check["reps"]
+    assert np.all(check["ratio"][nap & (crossings > 30)] > 0.1)
     assert 0.7 < np.median(check["ratio"]) < 1.3

@@ -5,6 +5,7 @@ import pytest
 
 from smoothdp.geo import GaussianKDE, LipschitzQuery, SoftThreshold, TwoWayThreshold
 from smoothdp.smooth import (
+    convex_ramp_lipschitz,
     convex_ramp_smooth_sensitivity,
     numeric_pointwise_lipschitz,
     numeric_smooth_sensitivity,
@@ -107,3 +108,22 @@ def test_generic_bad_input():
         )
     with pytest.raises(TypeError, match="callable"):
         LipschitzQuery(3.0, lipschitz=1.0, domain=(-1, 1))
+
+
+@pytest.mark.parametrize("growth", ["exponential", "linear"])
+def test_convex_ramp_band_identity_and_single_rounding(growth):
+    # L = 1/(w + d_band) (d_band = max(u − w, −u, 0)) is the three secants 1/u, 1/w, 1/(w − u); the
+    # smooth sensitivity rounds max{L, edge} up once, so it is never below the (rounded) L.
+    w = np.array([0.7, 1.0, 1600.0])[:, None]
+    u = np.concatenate([np.linspace(-60.0, 60.0, 24001), [0.0, -1e-300, 1e-300, 1e300, -1e300]]) * w
+    secants = 1.0 / np.maximum(w, np.where(u > 0, u, w - u))
+    lipschitz = convex_ramp_lipschitz(u, w)
+    assert np.all(lipschitz > secants) and np.all(lipschitz <= secants * (1 + 1.1e-12))
+    beta = 0.3
+    s = convex_ramp_smooth_sensitivity(u, w, beta, growth)
+    assert np.all(s >= lipschitz)
+    d_band = np.maximum(np.maximum(u - w, -u), 0.0)
+    decay = np.exp(-beta * d_band) if growth == "exponential" else 1.0 / (1.0 + beta * d_band)
+    exact = np.maximum(secants, decay / w)
+    assert np.all(s > exact) and np.all(s <= exact * (1 + 1.1e-12))
+    assert float(convex_ramp_smooth_sensitivity(0.5, 1.0, 0.2, growth)) == pytest.approx(1.0, rel=2e-12)

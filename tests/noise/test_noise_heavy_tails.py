@@ -198,3 +198,59 @@ def test_rejection_sampler_matches_the_beta_transform(gamma: float) -> None:
     assert stats.ks_2samp(ours, reference).pvalue > 1e-4
     # The same test tells apart a 5% scale error, so it is not vacuous.
     assert stats.ks_2samp(1.05 * ours, reference).pvalue < 1e-4
+
+
+# -- Student's t with df = 3: the two-uniform polar sampler ---------------------------------------------
+def test_student_t3_sampler_passes_ks_and_rejects_wrong_scale() -> None:
+    # df = 3 draws T = sign(C)·√(3U/(1 − U + C²)), C = tan φ; other df go through numpy's standard_t.
+    dist = StudentT(3, 1.7)
+    draws = dist.sample(200_000, rng=default_rng(20260515))
+    assert draws.shape == (200_000,) and np.all(np.isfinite(draws))
+    assert stats.kstest(draws, dist.cdf).pvalue > 1e-6
+    assert stats.kstest(draws, stats.t(3, scale=1.7).cdf).pvalue > 1e-6
+    for factor in (0.9, 1.1):
+        assert stats.kstest(draws, dist.with_scale(1.7 * factor).cdf).pvalue < 1e-6, factor
+
+
+def test_student_t3_sampler_tails_pass_chi2_and_reject_misshaped_twin() -> None:
+    dist = StudentT(3)
+    draws = dist.sample(200_000, rng=default_rng(515))
+    edges = dist.ppf(np.linspace(0.0, 1.0, 201))  # equal-probability bins, the outer ones reach ±inf
+    assert stats.chisquare(np.histogram(draws, edges)[0]).pvalue > 1e-6
+    # T(6) rescaled to the same quartiles: same body, lighter tails; only the tail bins tell them apart.
+    twin = StudentT(6)
+    twin = twin.with_scale(float(dist.ppf(0.75) / twin.ppf(0.75)))
+    assert stats.chisquare(np.histogram(draws, twin.ppf(np.linspace(0.0, 1.0, 201)))[0]).pvalue < 1e-6
+
+
+def test_student_t3_sampler_far_tail_counts_against_mpmath() -> None:
+    # P(|T| > t) from 40-digit quadrature; 2·10⁶ draws put tens of counts beyond t = 100 on each side.
+    n = 2_000_000
+    draws = StudentT(3).sample(n, rng=default_rng(3))
+    density = _t_density(3.0)
+    for t in (3.0, 30.0, 100.0):
+        p = float(_mp_upper_tail(density, t))
+        for count in (np.count_nonzero(draws > t), np.count_nonzero(draws < -t)):
+            assert stats.binomtest(count, n, p).pvalue > 1e-6, t
+    assert stats.binomtest(np.count_nonzero(draws > 0), n, 0.5).pvalue > 1e-6
+
+
+def test_student_t3_sampler_matches_numpy_standard_t() -> None:
+    """Two-sample KS against numpy's standard_t(3), an independent construction (normal over χ²)."""
+    rng = default_rng(99)
+    ours = StudentT(3).sample(200_000, rng=rng)
+    reference = rng.standard_t(3, 200_000)
+    assert stats.ks_2samp(ours, reference).pvalue > 1e-4
+    assert stats.ks_2samp(1.05 * ours, reference).pvalue < 1e-4  # not vacuous
+
+
+def test_student_t_sampler_paths() -> None:
+    # df = 3 (int or float) takes the polar sampler, any other df numpy's standard_t on the same stream.
+    assert not np.array_equal(StudentT(3).sample(20, rng=1), default_rng(1).standard_t(3, 20))
+    np.testing.assert_array_equal(StudentT(3.0).sample(20, rng=1), StudentT(3).sample(20, rng=1))
+    np.testing.assert_array_equal(StudentT(3.5).sample(20, rng=1), default_rng(1).standard_t(3.5, 20))
+    dist = StudentT(3, 2.0)
+    assert dist.sample((3, 5), rng=1).shape == (3, 5)
+    assert dist.sample(0, rng=1).shape == (0,)
+    assert np.shape(dist.sample((), rng=1)) == ()
+    assert isinstance(dist.sample(rng=1), float)

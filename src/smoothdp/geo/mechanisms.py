@@ -30,6 +30,21 @@ def value_and_sensitivity(
     return query._value(x), query._smooth_sensitivity(x, beta, growth)
 
 
+def _add_scaled_noise(
+    f: NDArray[np.float64], s: NDArray[np.float64], z: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """f + s·z, in z's buffer when it has the result's shape (z is a fresh draw; no temporaries)."""
+    if (
+        isinstance(z, np.ndarray)
+        and z.dtype == np.float64
+        and z.shape == np.broadcast_shapes(f.shape, s.shape)
+    ):
+        z *= s
+        z += f
+        return z
+    return f + s * z
+
+
 class SmoothSensitivityMechanism(GeoMechanism):
     """f(x) + S_β(x)·Z: (ε, δ)-geo-privacy per unit of Euclidean distance, for each query.
 
@@ -99,13 +114,14 @@ class SmoothSensitivityMechanism(GeoMechanism):
         noise = self.calibration.noise
         if self.query.param_shape:
             f, s = value_and_sensitivity(self.query, pts, self.beta, self.growth)
-            return f + s * noise.sample(f.shape, gen)
+            return _add_scaled_noise(f, s, noise.sample(f.shape, gen))
         users = self.query.user_shape(pts)
         flat = pts.reshape((-1, 2) if self.query.dimension == 2 else (-1,))
         out = np.empty(flat.shape[0])
         for sl, block in user_blocks(flat, self.query.dimension, USER_BLOCK):
             f, s = value_and_sensitivity(self.query, block, self.beta, self.growth)
-            out[sl] = f + s * noise.sample(f.shape, gen)
+            report = np.multiply(noise.sample(f.shape, gen), s, out=out[sl])  # f + s·Z, written in place
+            report += f
         return out.reshape(users)
 
     def _user_variance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -89,7 +89,11 @@ class NoiseDistribution(ABC):
 
     def sample(self, size: Size = None, rng: SeedLike = None) -> NDArray[np.float64] | float:
         """Draw from the law. ``rng=None``: secure generator; pass a seeded one only for simulations."""
-        draws = self.scale * self._sample_std(size, resolve_rng(rng))
+        draws = self._sample_std(size, resolve_rng(rng))
+        if isinstance(draws, np.ndarray) and draws.ndim and draws.dtype == np.float64:
+            draws *= self.scale  # the draws are fresh: scale them in place (no temporary)
+        else:
+            draws = self.scale * draws
         return float(draws) if size is None and self.dimension == 1 else draws
 
     def mean(self) -> float:

@@ -66,16 +66,41 @@ class PolyPlace(NoiseDistribution):
         self._exp_break = log_k - math.log(alpha + 1.0) - log_r
 
     # -- |X| in terms of E = −ln P(|X| > u), shared by ppf and the sampler -------------------------------
-    def _abs_from_exp(self, e: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _abs_from_exp(
+        self, e: NDArray[np.float64], out: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """u with P(|X| > u) = e^{−E}, elementwise (``out``: where to write, may be ``e`` itself).
+
+        Each branch is evaluated on its own draws only (gathered by index, then scattered back): the core
+        inverse takes three transcendental calls, the tail one, and computing both everywhere would cost
+        four per draw. A NaN goes to the tail branch and stays NaN.
+        """
         alpha = self.shape
-        in_core = e < self._exp_break
-        with np.errstate(over="ignore"):
-            # Tail: ((α+1)/K)(1−1/α²)^α (1+u)^{−α} = e^{−E}  ⇔  ln(1+u) = (ln tail_coef + E)/α.
-            tail = np.expm1((self._log_tail_coef + e) / alpha)
+        e = np.asarray(e, dtype=np.float64)
+        flat = e.reshape(-1)
+        contiguous = out is not None and out.flags.c_contiguous and out.shape == e.shape
+        res = out.reshape(-1) if contiguous else np.empty_like(flat)
+        in_core = flat < self._exp_break
+        core_idx = in_core.nonzero()[0]
+        tail_idx = np.logical_not(in_core, out=in_core).nonzero()[0]
+        core = flat[core_idx]
+        tail = flat[tail_idx]
         # Core: 1 − c(1 − (1−u)^α) = e^{−E}  ⇔  (1−u)^α = 1 − (1 − e^{−E})/c.
-        ec = np.where(in_core, e, 0.0)
-        core = -np.expm1(np.log1p(np.expm1(-ec) / self._core_coef) / alpha)
-        return np.where(in_core, core, tail)
+        np.negative(core, out=core)
+        np.expm1(core, out=core)
+        np.divide(core, self._core_coef, out=core)
+        np.log1p(core, out=core)
+        np.divide(core, alpha, out=core)
+        np.expm1(core, out=core)
+        np.negative(core, out=core)
+        # Tail: ((α+1)/K)(1−1/α²)^α (1+u)^{−α} = e^{−E}  ⇔  ln(1+u) = (ln tail_coef + E)/α.
+        np.add(tail, self._log_tail_coef, out=tail)
+        np.divide(tail, alpha, out=tail)
+        with np.errstate(over="ignore"):
+            np.expm1(tail, out=tail)
+        res[core_idx] = core
+        res[tail_idx] = tail
+        return res.reshape(e.shape)
 
     def _log_abs_sf(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
         """ln P(|Z| > u) for u ≥ 0 (standardized)."""
@@ -108,9 +133,11 @@ class PolyPlace(NoiseDistribution):
         return np.sign(q - 0.5) * u + 0.0  # + 0.0 turns −0.0 into 0.0
 
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
-        magnitude = self._abs_from_exp(rng.standard_exponential(size))
+        draws = np.asarray(rng.standard_exponential(size), dtype=np.float64)
+        draws = self._abs_from_exp(draws, out=draws)
+        # A fair sign per draw (one random bit each), applied by copysign: no branch, no temporary mask.
         negative = rng.integers(0, 2, size, dtype=np.bool_)
-        return np.where(negative, -magnitude, magnitude)
+        return np.copysign(draws, np.subtract(0.5, negative, dtype=np.float64), out=draws)
 
     def _var_std(self) -> float:
         alpha = self.shape

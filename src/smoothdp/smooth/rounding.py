@@ -14,6 +14,8 @@ __all__ = ["ROUND_UP", "round_up"]
 #: Relative safety margin added to every computed sensitivity (covers float error in gaps, exp and log).
 ROUND_UP = 1e-12
 
+_TINY = np.finfo(np.float64).tiny
+
 
 def round_up(value: ArrayLike) -> NDArray[np.float64]:
     """Round a computed sensitivity up: ``value·(1 + 1e-12)``, one ulp more for subnormals (0 stays 0).
@@ -25,8 +27,11 @@ def round_up(value: ArrayLike) -> NDArray[np.float64]:
     """
     out = np.asarray(value, dtype=np.float64) * (1.0 + ROUND_UP)
     # For normal numbers the product is > value by ~1e-12 relative even after its own rounding; only
-    # subnormals can round back to the input, so only they take the (slower) explicit step up.
-    subnormal = (out > 0) & (out < np.finfo(np.float64).tiny)
+    # subnormals can round back to the input, so only they take the (slower) explicit step up. One
+    # min-reduction rules them out for the usual all-normal array (NaN, 0 and negatives take the full check).
+    if out.size and np.minimum.reduce(out, axis=None) >= _TINY:
+        return out
+    subnormal = (out > 0) & (out < _TINY)
     if subnormal.any():
         out = np.where(subnormal, np.nextafter(out, np.inf), out)
     return out
