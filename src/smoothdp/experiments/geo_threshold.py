@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from smoothdp.data import DATASETS, load_ca_incomes
 from smoothdp.data.synthetic import CA_INCOME_PROVENANCE, california_household_incomes
@@ -237,6 +238,7 @@ def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
                     xlabel="n",
                     ylabel="MSE",
                 )
+                ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels (2×10⁵, ...) overlap
         axes[0, 0].legend(fontsize=7)
         fig.suptitle(f"one-way threshold, {DATASET_LABELS[dataset]}")
         fig.tight_layout()
