@@ -103,11 +103,12 @@ def test_random_partition_is_balanced_and_independent_of_position():
     rng = np.random.default_rng(0)
     order, starts = random_blocks(10, 3, rng)
     assert sorted(order) == list(range(10)) and list(np.diff(np.append(starts, 10))) == [4, 3, 3]
-    saa = SampleAndAggregate(lambda block: float(np.any(block == 1.0)), 2, (0.0, 1.0), 1.0)
-    x = np.zeros(10)
-    x[0] = 1.0  # which block holds record 0? It must be block 0 half the time, whatever its position.
-    draws = saa._block_outputs_many(x, 4000, rng)
-    assert abs(draws[:, 0].mean() - 0.5) < 4 * math.sqrt(0.25 / 4000)
+    for partition in ("balanced", "independent"):
+        saa = SampleAndAggregate(lambda b: float(np.any(b == 1.0)), 2, (0.0, 1.0), 1.0, partition=partition)
+        x = np.zeros(10)
+        x[0] = 1.0  # which block holds record 0? It must be block 0 half the time, whatever its position.
+        draws = saa._block_outputs_many(x, 4000, rng)
+        assert abs(draws[:, 0].mean() - 0.5) < 4 * math.sqrt(0.25 / 4000)
 
 
 def test_fast_block_mean_equals_callable_path():
@@ -118,7 +119,7 @@ def test_fast_block_mean_equals_callable_path():
 
 
 def test_block_outputs_are_clipped_and_empty_blocks_are_the_midpoint():
-    saa = SampleAndAggregate("mean", 5, (20.0, 80.0), 1.0)
+    saa = SampleAndAggregate("mean", 5, (20.0, 80.0), 1.0, partition="balanced")
     z = saa.block_outputs(np.array([0.0, 100.0, 50.0]), 0)
     assert sorted(z) == [20.0, 50.0, 50.0, 50.0, 80.0]
 

@@ -1,13 +1,21 @@
-"""Sample-and-aggregate's neighbour relation: private under substitution, and the add/remove counterexample
-that made us say so (a balanced partition of n + 1 records restricted to n is not balanced)."""
+"""Sample-and-aggregate's neighbour relations, checked exactly by enumerating every partition.
+
+The balanced partition is private under substitution only: adding a record to a balanced partition can
+unbalance two blocks, and an f that sees block sizes then loses ≈ 2ε − ln 3 > ε. The independent partition
+(i.i.d. block labels) is private under add/remove too. Both claims are checked on the same adversarial f
+with the exact law of the block outputs and the exact output density of the Laplace aggregator.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import Counter
 
 import numpy as np
+import pytest
 
-from smoothdp.central.sample_aggregate import SampleAndAggregate
+from smoothdp.central.sample_aggregate import SampleAndAggregate, block_starts
 
 
 def _size_sensitive(block: np.ndarray) -> float:
@@ -15,39 +23,105 @@ def _size_sensitive(block: np.ndarray) -> float:
     return 1.0 if sorted(block.tolist()) in ([0.0, 0.0], [1.0]) else 0.0
 
 
-def _block_output_law(mech: SampleAndAggregate, x: list[float], reps: int) -> dict[tuple, float]:
-    z = mech._block_outputs_many(np.asarray(x, dtype=float), reps, np.random.default_rng(5))
-    keys, counts = np.unique(np.sort(z, axis=1), axis=0, return_counts=True)
-    return {tuple(k): c / reps for k, c in zip(keys.tolist(), counts, strict=True)}
+def _exact_law(mech: SampleAndAggregate, x: list[float]) -> dict[float, float]:
+    """Exact law of mean(z) over the mechanism's random partition (enumerated, not sampled)."""
+    data = np.asarray(x, dtype=float)
+    n, k = data.size, mech.n_blocks
+    if mech.partition == "independent":
+        labelings = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64)
+    else:  # every permutation, cut at the balanced block starts
+        starts = np.append(block_starts(n, k), n)
+        labelings = np.array(
+            [
+                np.searchsorted(starts, np.argsort(perm), side="right") - 1
+                for perm in itertools.permutations(range(n))
+            ],
+            dtype=np.int64,
+        )
+    means = mech.block_outputs_from_labels(data, labelings).mean(axis=1)
+    counts = Counter(np.round(means, 12).tolist())
+    return {m: c / len(labelings) for m, c in counts.items()}
 
 
-def _exact_mean_loss(law_x: dict, law_y: dict, k: int, epsilon: float) -> float:
-    """ln p_y(t)/p_x(t) far in the upper tail, for the outputs mean(z) + Lap(b), b = (u − l)/(kε): above every
-    mean m the density of the mixture is Σ w·e^{(m − t)/b}/(2b), so the ratio is that of Σ w·e^{m/b}."""
-    b = 1.0 / (k * epsilon)  # (u − l)/(kε) with [l, u] = [0, 1]
-    up = lambda law: sum(w * math.exp(np.mean(z) / b) for z, w in law.items())  # noqa: E731
-    return math.log(up(law_y) / up(law_x))
+def _max_privacy_loss(law_x: dict, law_y: dict, scale: float) -> float:
+    """sup over outputs t of |ln p_x(t) − ln p_y(t)| for the Laplace mixtures Σ w·Lap(m, scale).
+
+    On a fine grid through every kink, plus both tails in closed form (far out, each density is
+    Σ w·e^{±m/scale}·e^{∓t/scale}/(2·scale), so the ratio is that of Σ w·e^{±m/scale})."""
+    kinks = sorted(set(law_x) | set(law_y))
+    grid = np.union1d(np.linspace(kinks[0] - 10 * scale, kinks[-1] + 10 * scale, 20_001), kinks)
+
+    def log_density(law: dict) -> np.ndarray:
+        parts = [math.log(w) - np.abs(grid - m) / scale for m, w in law.items()]
+        return np.logaddexp.reduce(np.array(parts), axis=0)
+
+    losses = [np.max(np.abs(log_density(law_x) - log_density(law_y)))]
+    for sign in (1.0, -1.0):
+        tail = [
+            math.log(sum(w * math.exp(sign * m / scale) for m, w in law.items())) for law in (law_x, law_y)
+        ]
+        losses.append(abs(tail[0] - tail[1]))
+    return float(max(losses))
 
 
-def test_add_remove_breaks_epsilon_so_the_guarantee_is_substitution_only():
-    epsilon = 2.0
-    mech = SampleAndAggregate(_size_sensitive, 2, (0.0, 1.0), epsilon)
-    law_small = _block_output_law(mech, [0.0, 0.0], 3000)  # blocks [0], [0] → z = (0, 0)
-    law_large = _block_output_law(mech, [0.0, 0.0, 1.0], 3000)  # z = (1, 1) w.p. 1/3
-    assert law_small == {(0.0, 0.0): 1.0}
-    assert abs(law_large.get((1.0, 1.0), 0.0) - 1 / 3) < 0.05
-    loss = _exact_mean_loss(law_small, law_large, 2, epsilon)
-    # ln(2/3 + e^{2ε}/3) = 2ε − ln 3 + ... > ε: add/remove is not covered, and the release says so.
-    assert loss > epsilon
-    assert "not add/remove" in mech.release([0.0, 0.0, 1.0], rng=1).details["neighbours"]
+EPSILON = 2.0
+SMALL, LARGE = [0.0, 0.0], [0.0, 0.0, 1.0]  # add/remove neighbours
+
+
+def test_balanced_partition_breaks_epsilon_under_add_remove():
+    mech = SampleAndAggregate(_size_sensitive, 2, (0.0, 1.0), EPSILON, partition="balanced")
+    law_small, law_large = _exact_law(mech, SMALL), _exact_law(mech, LARGE)
+    assert law_small == {0.0: 1.0}
+    assert law_large[1.0] == pytest.approx(1 / 3)
+    loss = _max_privacy_loss(law_small, law_large, mech._noise.scale)
+    assert loss == pytest.approx(math.log(2 / 3 + math.exp(2 * EPSILON) / 3), rel=1e-9)  # 2ε − ln 3 + …
+    assert loss > EPSILON
+    assert "not add/remove" in mech.release(LARGE, rng=1).details["neighbours"]
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [(SMALL, LARGE), ([0.0, 1.0], [0.0, 1.0, 1.0]), ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0]), ([1.0], [0.0, 1.0])],
+)
+def test_independent_partition_is_private_under_add_remove_and_substitution(k, x, y):
+    mech = SampleAndAggregate(_size_sensitive, k, (0.0, 1.0), EPSILON, partition="independent")
+    loss = _max_privacy_loss(_exact_law(mech, x), _exact_law(mech, y), mech._noise.scale)
+    assert loss <= EPSILON * (1 + 1e-9)
+    assert "add" in mech.release(y, rng=1).details["neighbours"]
+
+
+def test_independent_partition_broken_twin_fails():
+    # The same exact check catches a 0.8× aggregator noise (it is not vacuous).
+    mech = SampleAndAggregate(_size_sensitive, 2, (0.0, 1.0), EPSILON, partition="independent")
+    loss = _max_privacy_loss(_exact_law(mech, [1.0]), _exact_law(mech, [0.0, 1.0]), 0.8 * mech._noise.scale)
+    assert loss > EPSILON
 
 
 def test_substitution_changes_one_block_under_the_shared_permutation():
     # Substituting record j changes only the block that holds position j, for every permutation.
-    mech = SampleAndAggregate("mean", 3, (0.0, 10.0), 1.0)
+    mech = SampleAndAggregate("mean", 3, (0.0, 10.0), 1.0, partition="balanced")
     x = np.arange(10.0)
     y = x.copy()
     y[4] = 9.5
     z_x = mech._block_outputs_many(x, 200, np.random.default_rng(11))
     z_y = mech._block_outputs_many(y, 200, np.random.default_rng(11))
     assert np.all(np.sum(z_x != z_y, axis=1) == 1)
+
+
+def test_independent_partition_vectorized_mean_matches_a_callable():
+    x = np.random.default_rng(3).uniform(0, 1, 50)
+    labels = np.random.default_rng(4).integers(0, 7, size=(4, 50))
+    fast = SampleAndAggregate("mean", 7, (0.0, 1.0), 1.0, partition="independent")
+    slow = SampleAndAggregate(np.mean, 7, (0.0, 1.0), 1.0, partition="independent")
+    np.testing.assert_allclose(
+        fast.block_outputs_from_labels(x, labels), slow.block_outputs_from_labels(x, labels)
+    )
+
+
+def test_bad_partition_and_labels_are_refused():
+    with pytest.raises(ValueError, match="partition"):
+        SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, partition="random")
+    mech = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, partition="independent")
+    with pytest.raises(ValueError, match="labels"):
+        mech.block_outputs_from_labels([0.1, 0.2], [[0, 3]])

@@ -161,26 +161,31 @@ def _saa_twin_mean(saa):
 
 
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("neighbours", ["substitute", "add_remove"])
-def test_sample_and_aggregate_mean_passes_and_its_twin_fails(neighbours, n):
+@pytest.mark.parametrize(
+    ("neighbours", "partition"),
+    [("substitute", "balanced"), ("substitute", "independent"), ("add_remove", "independent")],
+)
+def test_sample_and_aggregate_mean_passes_and_its_twin_fails(neighbours, partition, n):
     # One record turns one block's clipped output from 0 to 1: the aggregate moves by (u − l)/k.
+    # (Add/remove is claimed only for the independent partition: see test_sample_aggregate_neighbours.py.)
     x = np.zeros(20)
     xp = np.append(np.zeros(19), 100.0) if neighbours == "substitute" else np.append(np.zeros(20), 100.0)
-    saa = SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0)
+    saa = SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0, partition=partition)
     ok = audit(lambda k, g: saa.sample(x, k, g), lambda k, g: saa.sample(xp, k, g), 1.0, 0.0, n)
     assert ok.passed, ok
-    twin = _saa_twin_mean(SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0))
+    twin = _saa_twin_mean(SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0, partition=partition))
     bad = audit(lambda k, g: twin.sample(x, k, g), lambda k, g: twin.sample(xp, k, g), 1.0, 0.0, n)
     assert not bad.passed, bad
 
 
 @pytest.mark.parametrize("n", SIZES)
 def test_sample_and_aggregate_median_passes_and_its_twin_fails(n):
-    # Blocks of one record: the block outputs are the records, whose median jumps from 0 to 1.
-    saa = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median")
+    # Blocks of one record (balanced partition, substitution pair): the block outputs are the records,
+    # whose median jumps from 0 to 1.
+    saa = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median", partition="balanced")
     ok = audit(lambda k, g: saa.sample(JUMP_X, k, g), lambda k, g: saa.sample(JUMP_XP, k, g), 1.0, 0.0, n)
     assert ok.passed, ok
-    twin = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median")
+    twin = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median", partition="balanced")
     twin._median = _twin(twin._median, scale_factor=0.8)
     bad = audit(lambda k, g: twin.sample(JUMP_X, k, g), lambda k, g: twin.sample(JUMP_XP, k, g), 1.0, 0.0, n)
     assert not bad.passed, bad

@@ -94,7 +94,7 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
             (
                 f"saa_{k}",
                 f"sample-and-aggregate, k = {k}",
-                SampleAndAggregate("mean", k, config.saa_bounds, eps),
+                SampleAndAggregate("mean", k, config.saa_bounds, eps, partition="balanced"),
                 mean_truth,
             )
         )
@@ -230,7 +230,10 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "Lap(b/ε) that overspends the budget.",
             "The mean's local sensitivity uses add/remove neighbours and the corrected bound (u − l)/n "
             "(notes §4.5), not the chapter's u/(n+1).",
-            "Sample-and-aggregate partitions at random per release (the chapter splits by row order).",
+            "Sample-and-aggregate uses a random balanced partition per release (the chapter's equal blocks; "
+            "it splits by row order); it is private under substitution. The library's default "
+            "partition (i.i.d. block labels, also private under add/remove) leaves ~e^(-n/k) of the blocks "
+            "empty, which costs accuracy at k = 6000.",
             "The median panel is an addition: the chapter does not release a median.",
         ],
     )
