@@ -203,11 +203,11 @@ def _cmd_release(args: argparse.Namespace) -> int:
     print(f"guarantee:   {release.guarantee}")
     print(f"mechanism:   {release.mechanism}")
     hidden = release.private_fields_excluded
-    for name, label in (("noise_scale", "noise scale"), ("noise_std", "noise std:  ")):
+    for name, label in (("noise_scale", "noise scale:"), ("noise_std", "noise std:  ")):
         number = getattr(release, name)
         if number is not None:
             warning = "   (computed from the data, NOT private: do not publish)" if name in hidden else ""
-            print(f"{label}: {number:.6g}{warning}")
+            print(f"{label} {number:.6g}{warning}")
     if release.smooth_sensitivity is not None:
         print(
             f"smooth sensitivity: {release.smooth_sensitivity:.6g} (β = {release.beta:.4g})"
