@@ -153,7 +153,7 @@ class SampleAndAggregate:
             rows = max(1, _CHUNK // max(data.shape[0], 1))  # bounded memory: reps × n labels per chunk
             return np.concatenate(
                 [
-                    self.block_outputs_from_labels(
+                    self._outputs_from_labels(
                         data, rng.integers(0, self.n_blocks, size=(min(rows, reps - r0), data.shape[0]))
                     )
                     for r0 in range(0, reps, rows)
@@ -187,9 +187,14 @@ class SampleAndAggregate:
         """
         x = check_data(data, "data", ndim=(1, 2))
         lab = np.atleast_2d(np.asarray(labels, dtype=np.int64))
-        reps, k = lab.shape[0], self.n_blocks
+        k = self.n_blocks
         if lab.shape[1] != x.shape[0] or np.any((lab < 0) | (lab >= k)):
             raise ValueError(f"labels must have shape (reps, {x.shape[0]}) with values in 0..{k - 1}")
+        return self._outputs_from_labels(x, lab)
+
+    def _outputs_from_labels(self, x: NDArray[np.float64], lab: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:meth:`block_outputs_from_labels` for checked data and labels (the sampler's hot path)."""
+        reps, k = lab.shape[0], self.n_blocks
         out = np.full((reps, k), 0.5 * (self.lower + self.upper))
         flat = (lab + k * np.arange(reps)[:, None]).ravel()  # one bin per (repetition, block)
         counts = np.bincount(flat, minlength=reps * k).reshape(reps, k)

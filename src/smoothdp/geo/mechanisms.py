@@ -30,21 +30,6 @@ def value_and_sensitivity(
     return query._value(x), query._smooth_sensitivity(x, beta, growth)
 
 
-def _add_scaled_noise(
-    f: NDArray[np.float64], s: NDArray[np.float64], z: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """f + s·z, in z's buffer when it has the result's shape (z is a fresh draw; no temporaries)."""
-    if (
-        isinstance(z, np.ndarray)
-        and z.dtype == np.float64
-        and z.shape == np.broadcast_shapes(f.shape, s.shape)
-    ):
-        z *= s
-        z += f
-        return z
-    return f + s * z
-
-
 class SmoothSensitivityMechanism(GeoMechanism):
     """f(x) + S_β(x)·Z: (ε, δ)-geo-privacy per unit of Euclidean distance, for each query.
 
@@ -114,7 +99,10 @@ class SmoothSensitivityMechanism(GeoMechanism):
         noise = self.calibration.noise
         if self.query.param_shape:
             f, s = value_and_sensitivity(self.query, pts, self.beta, self.growth)
-            return _add_scaled_noise(f, s, noise.sample(f.shape, gen))
+            report = noise.sample(f.shape, gen)  # a fresh float array of f's (non-empty) shape
+            report *= s
+            report += f
+            return report
         users = self.query.user_shape(pts)
         flat = pts.reshape((-1, 2) if self.query.dimension == 2 else (-1,))
         out = np.empty(flat.shape[0])

@@ -69,12 +69,7 @@ class _ConvexRamp(GeoQuery):
         """f(x) and S*(x) from one signed-distance computation (checked input; the mechanisms' fast path)."""
         u = self._signed_distance(x)
         w = self._w(x)
-        f = np.subtract(1.0, u / w)  # clip(1 − u/w, 0, 1), clipped in place
-        if isinstance(f, np.ndarray):
-            np.clip(f, 0.0, 1.0, out=f)
-        else:
-            f = np.clip(f, 0.0, 1.0)
-        return f, convex_ramp_smooth_sensitivity(u, w, beta, growth)
+        return np.clip(1.0 - u / w, 0.0, 1.0), convex_ramp_smooth_sensitivity(u, w, beta, growth)
 
     def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         raise NotImplementedError
