@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from smoothdp.smoothed import SamplingHistogram, binary_privacy_profile, smoothed_delta
+from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, smoothed_delta
 
 PI = [[317_323 / 335_909, 18_586 / 335_909], [65_854 / 288_033, 222_179 / 288_033]]  # DC, NE-3 (2020)
 MECH = SamplingHistogram(eta=0.998)

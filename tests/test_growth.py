@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from smoothdp.smooth import growth, log_growth
+from smoothdp.sensitivity import growth, log_growth
 
 
 def test_growth_functions_match_their_definitions():

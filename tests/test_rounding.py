@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from smoothdp.smooth import round_up
+from smoothdp.sensitivity import round_up
 
 
 def test_round_up_is_strictly_above_positive_values_and_keeps_zero():

@@ -2,21 +2,34 @@
 
 Release statistics with noise fitted to the data at hand (smooth sensitivity), under central
 differential privacy and under geo-privacy in the local model, and analyse mechanisms under smoothed DP.
+
+Every mechanism follows one contract (:mod:`smoothdp.mechanism`): keyword-only privacy parameters
+(``epsilon``, ``delta``, ``beta``, ``rng``), ``bounds=(lower, upper)``, a guarantee that records its
+neighbour relation, a proof in this project's docs, and an optional :class:`Accountant` charged before
+any noise is drawn.
 """
 
-from smoothdp import audit, central, geo, noise, smooth, smoothed
+from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
+from smoothdp.accounting import Accountant, Budget, BudgetError
 from smoothdp.calibration import calibrate
 from smoothdp.central.api import mean, median, quantile, trimmed_mean
-from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
-from smoothdp.release import Release
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
+from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import default_rng
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
+    "ZCDP",
+    "Accountant",
     "ApproxDP",
+    "Budget",
+    "BudgetError",
     "GeoPrivacy",
     "Guarantee",
+    "Mechanism",
+    "NotPrivate",
     "PureDP",
     "Release",
     "__version__",
@@ -30,7 +43,7 @@ __all__ = [
     "median",
     "noise",
     "quantile",
-    "smooth",
-    "smoothed",
+    "sensitivity",
+    "smoothed_dp",
     "trimmed_mean",
 ]

@@ -2,7 +2,7 @@
 
 A calibration makes ``f(x) + S_β(x)·Z`` private, where S_β is any β-smooth upper bound on the local
 sensitivity (central DP, Hamming metric) or on the pointwise Lipschitz constant (geo-privacy, ε per unit
-distance, Λ = ∞). The growth of the smooth bound is ``growth`` (see :mod:`smoothdp.smooth.growth`).
+distance, Λ = ∞). The growth of the smooth bound is ``growth`` (see :mod:`smoothdp.sensitivity.growth`).
 
 Every rule is proved in ``docs/calibration.md``, and every rule is checked numerically by
 :func:`smoothdp.audit.worst_case_privacy_loss`. The rules (Z₀ the standard law, Z = Z₀/η):
@@ -33,7 +33,7 @@ from scipy import optimize
 
 from smoothdp.noise import GeneralizedCauchy, Laplace, NoiseDistribution, PolyPlace, StudentT
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP
-from smoothdp.smooth.growth import Growth
+from smoothdp.sensitivity.growth import Growth
 from smoothdp.validation import (
     check_beta,
     check_delta,
@@ -46,12 +46,15 @@ from smoothdp.validation import (
 __all__ = [
     "CONSTANTS",
     "DEFAULT_BUDGET_SPLIT",
+    "DEFAULT_NOISE",
     "FAMILIES",
     "MODELS",
+    "NOISE_OPTIONS",
     "POLYPLACE_DEFAULT_BETA_FRACTION",
     "Calibration",
     "NoiseStdCurves",
     "calibrate",
+    "check_noise_options",
     "laplace_dp_eta",
     "noise_std_per_sensitivity",
     "privacy_constants",
@@ -206,28 +209,55 @@ def _laplace_dp_default_beta(epsilon: float, delta: float) -> float:
 
 
 # -- calibrate ---------------------------------------------------------------------------------------------
+#: The default noise of every guarantee (pure DP and pure geo-privacy alike): PolyPlace has the smallest
+#: noise std per unit of smooth sensitivity of the proven rules at every β (docs/theory/calibration.md).
+DEFAULT_NOISE = "polyplace"
+
+#: The keywords each family takes besides the budget (anything else is an error naming these).
+NOISE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "polyplace": (),
+    "student_t": ("df", "constants"),
+    "cauchy": ("gamma", "dimension", "constants"),
+    "laplace": (),
+}
+
+
+def check_noise_options(noise: str, options: dict[str, Any], *, delta: float = 0.0) -> str:
+    """Check the family name and that every keyword in ``options`` applies to it (else a named error)."""
+    family = _check_choice("noise", noise, FAMILIES)
+    unknown = sorted(set(options) - set(NOISE_OPTIONS[family]))
+    if unknown:
+        valid = ", ".join(NOISE_OPTIONS[family]) or "none"
+        raise TypeError(
+            f"noise={family!r} does not take {', '.join(map(repr, unknown))}; its keywords: {valid}"
+        )
+    if delta and family != "laplace":
+        raise ValueError(
+            f"delta applies only to noise='laplace' (the (ε, δ) rule); noise={family!r} is pure "
+            f"(δ = 0): leave delta at 0 or choose noise='laplace'; got delta={delta!r}"
+        )
+    return family
+
+
 def calibrate(
-    noise: str,
+    noise: str = DEFAULT_NOISE,
+    *,
     epsilon: float,
     delta: float = 0.0,
     beta: float | None = None,
     model: str = "dp",
-    *,
-    df: float = 3,
-    gamma: float = 4,
-    dimension: int = 1,
-    constants: str | None = None,
+    **options: Any,
 ) -> Calibration:
     """Calibrate a smooth-sensitivity mechanism ``f(x) + S_β(x)·Z``.
 
     Parameters
     ----------
     noise
-        ``"polyplace"``, ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
+        ``"polyplace"`` (default, for every guarantee), ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
     epsilon
         ε > 0 (per unit of distance for ``model="geo"``).
     delta
-        δ ∈ [0, 1). The Laplace rule needs δ > 0; the pure rules spend δ = 0 whatever is passed.
+        δ ∈ (0, 1) for the Laplace rule, which needs it; the pure rules take no δ (an error if > 0).
     beta
         The smoothness β of the sensitivity bound. ``None``: a fixed, data-independent default (below).
         An explicit β outside the rule's range is refused, naming the range.
@@ -268,16 +298,15 @@ def calibrate(
     * ``"laplace"``, model "geo" (LY Lemma 3.6, growth 1 + βt): ε = η + β·max{1, ln(1/δ)}, Z = Lap(1/η).
       Default: half each, β = ε/(2 max{1, ln(1/δ)}), Z = Lap(2/ε).
     """
-    family = _check_choice("noise", noise, FAMILIES)
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
+    family = check_noise_options(noise, options, delta=dlt)
     mdl = _check_choice("model", model, MODELS)
+    df = options.get("df", 3)
+    gamma = options.get("gamma", 4)
+    constants = options.get("constants")
+    dimension = options.get("dimension", 1)
     k = check_int("dimension", dimension, minimum=1)
-    if k != 1 and family != "cauchy":
-        raise ValueError(
-            f"dimension must be 1 for the {family} rule; only the cauchy rule has a multi-dimensional form "
-            f"(LY Corollary 3.2); got dimension={dimension!r}"
-        )
     if family == "polyplace":
         _check_constants(family, constants)
         return _polyplace_rule(eps, beta, mdl)

@@ -1,70 +1,140 @@
-"""The object every central-DP release returns: the value and everything needed to judge it."""
+"""The object every release returns: the private value, what it cost, and, apart, what must not be published.
+
+``repr(release)``, ``str(release)`` and :meth:`Release.to_dict` show only what the guarantee covers or
+what does not depend on the data. Values computed from the private data without protection (the smooth
+sensitivity, the noise scale and standard deviation that follow from it, ...) are kept for the data
+holder under :attr:`Release.not_private` and are never printed.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from smoothdp.privacy import Guarantee
+import numpy as np
 
-__all__ = ["Release"]
+from smoothdp.privacy import PrivacyGuarantee
+
+__all__ = ["NotPrivate", "Release"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
+class NotPrivate:
+    """Data-dependent values that the guarantee does **not** cover: for the data holder, never to publish.
+
+    Attributes
+    ----------
+    smooth_sensitivity
+        The smooth sensitivity S_β(x) used (a function of the data by design).
+    noise_scale
+        The scale of the noise added to the true value (S_β(x)·scale of Z).
+    noise_std
+        The standard deviation of that noise (``inf`` where it has none).
+    extra
+        Anything else of that kind (mechanism-specific).
+    """
+
+    smooth_sensitivity: float | None = None
+    noise_scale: float | None = None
+    noise_std: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return "NotPrivate(<data-dependent values hidden; read the attributes, do not publish them>)"
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON values: floats at full precision (non-finite as strings), arrays as lists."""
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, PrivacyGuarantee):
+        return _jsonable(value.as_dict())
+    return value
+
+
+@dataclass(frozen=True, repr=False)
 class Release:
-    """A differentially private release.
+    """A private release.
 
-    **Only ``value``, ``refused`` and ``reason`` are covered by ``guarantee``; they are safe to publish.**
-    ``noise_scale``, ``noise_std`` and ``smooth_sensitivity`` are computed from the private data (the
-    smooth sensitivity is data-dependent by design) and are *not* private: they are for the data holder,
-    to judge accuracy, and must not be published beside the value. ``details["not_private"]`` lists every
-    field of this kind for the release at hand. ``beta``, ``mechanism``, ``source`` and ``statistic`` are
-    data-independent.
+    **Covered by ``guarantee``:** ``value``, ``refused``, ``reason``. **Data-independent:** ``statistic``,
+    ``mechanism``, ``source``, ``proof``, ``beta``, ``sampler`` and ``details``. Both kinds are safe to
+    publish, and they are all that ``repr``, ``str`` and :meth:`to_dict` show. **Not private:**
+    :attr:`not_private` (the smooth sensitivity, noise scale and std), for the data holder only.
 
     Attributes
     ----------
     value
-        The released number (``None`` when the mechanism refused, e.g. a failed PTR test).
+        The released number (an array for vector releases and local-model reports; ``None`` when the
+        mechanism refused, e.g. a failed PTR test).
     guarantee
-        The privacy spent, *also when refused* (the test itself spends budget).
+        The privacy spent, with its neighbour relation, *also when refused* (the test spends budget).
     statistic
         What was released (``"median"``, ...).
     mechanism
         Which mechanism produced it.
     source
-        The paper and lemma the guarantee rests on.
-    noise_scale
-        The scale of the noise added to the true value (``S(x)``·scale of Z).
-    noise_std
-        The standard deviation of that noise (``inf`` where it has none).
-    smooth_sensitivity, beta
-        The smooth sensitivity used and its smoothness, for smooth-sensitivity mechanisms.
+        The papers and lemmas the guarantee rests on.
+    proof
+        The section of this project's docs with the proof (``docs/theory/<page>.md#<section>``).
+    beta
+        The smoothness of the smooth sensitivity (data-independent), for smooth-sensitivity mechanisms.
     refused, reason
-        ``refused=True`` when the mechanism declined to release; ``reason`` says why.
+        ``refused=True`` when the mechanism declined to release; ``reason`` says why (data-independent
+        wording; the refusal itself is covered by the guarantee).
     sampler
         The sampling path used (see :mod:`smoothdp.noise`).
     details
-        Anything else mechanism-specific (budget split, block count, ...).
+        Public, data-independent, mechanism-specific values (budget split, bounds, block count, ...).
+    not_private
+        :class:`NotPrivate`: data-dependent values for the data holder; never publish them.
     """
 
-    value: float | None
-    guarantee: Guarantee
+    value: Any
+    guarantee: PrivacyGuarantee
     statistic: str
     mechanism: str
     source: str
-    noise_scale: float | None = None
-    noise_std: float | None = None
-    smooth_sensitivity: float | None = None
+    proof: str = ""
     beta: float | None = None
     refused: bool = False
     reason: str = ""
     sampler: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    not_private: NotPrivate = field(default_factory=NotPrivate)
 
     @property
-    def private_fields_excluded(self) -> tuple[str, ...]:
-        """Fields computed from the data that the guarantee does *not* cover (do not publish them)."""
-        return tuple(self.details.get("not_private", ()))
+    def neighbours(self) -> str:
+        """The neighbour relation of the guarantee."""
+        return self.guarantee.neighbours
+
+    def to_dict(self) -> dict[str, Any]:
+        """The public fields as JSON-ready values (full precision); ``not_private`` is left out."""
+        return _jsonable(
+            {
+                "value": self.value,
+                "refused": self.refused,
+                "reason": self.reason,
+                "statistic": self.statistic,
+                "guarantee": self.guarantee,
+                "guarantee_text": str(self.guarantee),
+                "neighbours": self.neighbours,
+                "mechanism": self.mechanism,
+                "source": self.source,
+                "proof": self.proof,
+                "beta": self.beta,
+                "sampler": self.sampler,
+                "details": self.details,
+            }
+        )
 
     def __float__(self) -> float:
         if self.value is None:
@@ -74,7 +144,18 @@ class Release:
     def __str__(self) -> str:
         if self.refused:
             return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}"
-        # Only data-independent fields go into the string, which is what ends up published.
-        private_std = self.noise_std is not None and "noise_std" not in self.private_fields_excluded
-        noise = f", noise std {self.noise_std:.4g}" if private_std else ""
-        return f"{self.statistic} = {self.value:.6g} ({self.guarantee}, {self.mechanism}{noise})"
+        value = self.value
+        shown = f"{value:.6g}" if isinstance(value, float | int | np.floating) else np.array2string(
+            np.asarray(value), precision=6, threshold=8
+        )
+        return f"{self.statistic} = {shown} ({self.guarantee}, {self.mechanism})"
+
+    def __repr__(self) -> str:
+        public = ", ".join(
+            f"{k}={getattr(self, k)!r}"
+            for k in ("value", "guarantee", "statistic", "mechanism", "beta", "refused", "reason")
+        )
+        return f"Release({public}, proof={self.proof!r})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython / Jupyter
+        printer.text(repr(self))

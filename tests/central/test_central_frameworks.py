@@ -32,7 +32,7 @@ from smoothdp.central import (
 from smoothdp.central.sample_aggregate import random_blocks
 from smoothdp.data import load_adult_ages
 from smoothdp.privacy import ApproxDP, PureDP
-from smoothdp.smooth import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
+from smoothdp.sensitivity import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
 
 
 # -- propose-test-release ----------------------------------------------------------------------------------

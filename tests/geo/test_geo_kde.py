@@ -6,7 +6,7 @@ from _geo_brute import brute_smooth_sensitivity_1d, pointwise_lipschitz_on_grid,
 from scipy.special import lambertw
 
 from smoothdp.geo import GaussianKDE, kde_lipschitz_profile, kde_smooth_profile
-from smoothdp.smooth import smoothness_violation
+from smoothdp.sensitivity import smoothness_violation
 
 
 def _lambda_brute(s):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from smoothdp.geo import GaussianKDE, LipschitzQuery, SoftThreshold, TwoWayThreshold
-from smoothdp.smooth import (
+from smoothdp.sensitivity import (
     convex_ramp_lipschitz,
     convex_ramp_smooth_sensitivity,
     numeric_pointwise_lipschitz,

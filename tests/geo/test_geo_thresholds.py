@@ -5,7 +5,7 @@ import pytest
 from _geo_brute import brute_smooth_sensitivity_1d, pointwise_lipschitz_on_grid, smooth_from_grid
 
 from smoothdp.geo import BoundedRange, SoftThreshold, TwoWayThreshold
-from smoothdp.smooth import smoothness_violation
+from smoothdp.sensitivity import smoothness_violation
 
 BETAS = [0.05, 0.3, 1.5]
 GROWTHS = ["exponential", "linear"]

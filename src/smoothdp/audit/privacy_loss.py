@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.calibration import Calibration
 from smoothdp.noise import NoiseDistribution
-from smoothdp.smooth.growth import log_growth
+from smoothdp.sensitivity.growth import log_growth
 from smoothdp.validation import check_data, check_positive
 
 __all__ = [

@@ -27,7 +27,7 @@ from smoothdp.noise import DiscreteLaplace, Laplace
 from smoothdp.privacy import ApproxDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_delta, check_epsilon, check_probability
 
 __all__ = ["SOURCE", "bounded_local_sensitivity", "count_interval_halfwidth", "private_count_interval"]

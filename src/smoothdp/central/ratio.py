@@ -42,7 +42,7 @@ from smoothdp.noise import DiscreteLaplace, Laplace
 from smoothdp.privacy import ApproxDP, PureDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_delta, check_epsilon, check_in_range, check_int
 
 __all__ = ["METHODS", "PrivateRatio", "private_ratio", "ratio_local_sensitivity", "ratio_sensitivity_bound"]

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import (
     check_bounds,
     check_data,

@@ -5,8 +5,8 @@ The sampling-histogram mechanism M_H counts a random ⌈ηn⌉ of n ballots (η 
 
 * Figure 1: δ_{ε,M_H}(x) of the *actual* national two-candidate vote of each presidential election
   1920-2020 (ε = ln(0.51/0.49), the paper's setting recovered from the authors' code), from
-  :func:`smoothdp.smoothed.binary_privacy_profile`.
-* Figure 2 left: δ_SDP(ε) against n by Algorithm 1 (:func:`smoothdp.smoothed.smoothed_delta`) with Π the
+  :func:`smoothdp.smoothed_dp.binary_privacy_profile`.
+* Figure 2 left: δ_SDP(ε) against n by Algorithm 1 (:func:`smoothdp.smoothed_dp.smoothed_delta`) with Π the
   two-party distributions of the 56 jurisdictions of 2020 (the seed's setting; hull vertices NE-3 and DC),
   for ε ∈ {0.5, 1, 2, 7}, against plain DP (δ = η for any ε) and 1/n. A second panel uses the authors'
   code's Π: the national shares 1920-2020 with both candidate orders.
@@ -22,13 +22,13 @@ import numpy as np
 
 from smoothdp.data.elections import load_election_2020, load_election_history
 from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
-from smoothdp.smoothed import SamplingHistogram, binary_privacy_profile, smoothed_delta
+from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, smoothed_delta
 
 TITLE = "smoothed-DP δ of elections that lose 0.2% of the ballots"
 SOURCE = "seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023), Figure 1 and Figure 2 left"
 REQUIRES = (
-    "smoothdp.smoothed:smoothed_delta",
-    "smoothdp.smoothed:binary_privacy_profile",
+    "smoothdp.smoothed_dp:smoothed_delta",
+    "smoothdp.smoothed_dp:binary_privacy_profile",
     "smoothdp.data.elections:load_election_2020",
 )
 
@@ -173,6 +173,6 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "active line (ε = 0) gives only ~1e-3.",
             "δ_SDP values below 1e-308 are computed and reported in log space.",
             "The maximum over mixtures uses a 33-point grid plus golden-section refinement for n > 400 "
-            "(see smoothdp.smoothed.algorithm1): a value attained by a real mixture.",
+            "(see smoothdp.smoothed_dp.algorithm1): a value attained by a real mixture.",
         ],
     )

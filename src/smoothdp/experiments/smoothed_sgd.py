@@ -1,10 +1,10 @@
 """Seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy), Figure 2 right: one SGD step with 8-bit
 gradients, analysed under smoothed DP.
 
-The mechanism (:class:`smoothdp.smoothed.QuantizedSamplingAverage`) averages a uniform batch of
+The mechanism (:class:`smoothdp.smoothed_dp.QuantizedSamplingAverage`) averages a uniform batch of
 T = round(√n) of n 8-bit gradient codes and rounds. Π = {N_8bit(0, 0.12²), N_8bit(0.2, 0.12²)} (σ = 0.12:
 ResNet-18 on CIFAR-10, Banner et al. 2018). The paper's protocol, followed here through
-:func:`smoothdp.smoothed.montecarlo.sampled_smoothed_delta`: for each mixture ratio r ∈ {0, .25, .5, .75, 1}
+:func:`smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta`: for each mixture ratio r ∈ {0, .25, .5, .75, 1}
 draw 200 databases with round(r·n) records from the first distribution, compute δ(x) against the paper's two
 heuristic neighbours (minimum → +128, maximum → −127), average over databases (99% t-interval) and take
 the largest mean over r. δ(x) is computed **exactly** (subset-sum recursion) rather than by the paper's
@@ -19,15 +19,15 @@ from pathlib import Path
 import numpy as np
 
 from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
-from smoothdp.smoothed import QuantizedSamplingAverage
-from smoothdp.smoothed.montecarlo import quantized_average_delta_mc, sampled_smoothed_delta
-from smoothdp.smoothed.quantized import quantized_average_deltas, quantized_normal_pmf
+from smoothdp.smoothed_dp import QuantizedSamplingAverage
+from smoothdp.smoothed_dp.montecarlo import quantized_average_delta_mc, sampled_smoothed_delta
+from smoothdp.smoothed_dp.quantized import quantized_average_deltas, quantized_normal_pmf
 
 TITLE = "smoothed-DP δ of one SGD step with 8-bit gradients"
 SOURCE = "seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023), Figure 2 right"
 REQUIRES = (
-    "smoothdp.smoothed.montecarlo:sampled_smoothed_delta",
-    "smoothdp.smoothed.quantized:quantized_normal_pmf",
+    "smoothdp.smoothed_dp.montecarlo:sampled_smoothed_delta",
+    "smoothdp.smoothed_dp.quantized:quantized_normal_pmf",
 )
 
 #: The paper's figure, read off exp_SGD/SGD.pdf (notes/smoothed_dp.md §5.2): (ε, n) → δ.

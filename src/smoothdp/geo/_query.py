@@ -14,8 +14,8 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.smooth.growth import Growth
-from smoothdp.smooth.metric import check_growth
+from smoothdp.sensitivity.growth import Growth
+from smoothdp.sensitivity.metric import check_growth
 from smoothdp.validation import check_data, check_positive
 
 __all__ = ["GeoQuery", "as_parameter"]

@@ -38,9 +38,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery, as_parameter
-from smoothdp.smooth.growth import Growth
-from smoothdp.smooth.metric import check_growth
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.growth import Growth
+from smoothdp.sensitivity.metric import check_growth
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_positive
 
 __all__ = ["GaussianKDE", "kde_lipschitz_profile", "kde_smooth_profile"]

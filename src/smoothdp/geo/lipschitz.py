@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery
-from smoothdp.smooth.growth import Growth
-from smoothdp.smooth.metric import GridLipschitzBound
+from smoothdp.sensitivity.growth import Growth
+from smoothdp.sensitivity.metric import GridLipschitzBound
 from smoothdp.validation import check_bounds, check_positive
 
 __all__ = ["LipschitzQuery"]
@@ -19,7 +19,7 @@ class LipschitzQuery(GeoQuery):
     """Any differentiable, globally K-Lipschitz f on a box U of R or R² (the data universe).
 
     Its pointwise Lipschitz constant and smooth sensitivity are certified upper bounds from
-    :class:`~smoothdp.smooth.metric.GridLipschitzBound` (a grid over the candidate pairs (x', x'') with the
+    :class:`~smoothdp.sensitivity.metric.GridLipschitzBound` (a grid over the candidate pairs (x', x'') with the
     discretization error added; seed 000, Section 3.3 and Lemma 3.7: the sup is over U). Users' points
     must lie in U: they are refused otherwise, or clipped to U when ``clip=True`` (clipping is a
     post-processing of the point and keeps the guarantee, since the metric on U is the Euclidean one and
@@ -37,7 +37,7 @@ class LipschitzQuery(GeoQuery):
         (inf f, sup f) over U, for the local-DP baseline; estimated from the grid if None (then widened
         by K times the grid step, which bounds the variation between nodes).
     grad, curvature, resolution
-        See :func:`~smoothdp.smooth.metric.numeric_smooth_sensitivity`.
+        See :func:`~smoothdp.sensitivity.metric.numeric_smooth_sensitivity`.
     clip
         Clip users' points to U instead of refusing them.
     """

@@ -15,7 +15,7 @@ from smoothdp.calibration import Calibration, calibrate
 from smoothdp.geo._common import USER_BLOCK, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.smooth.growth import Growth
+from smoothdp.sensitivity.growth import Growth
 
 __all__ = ["SmoothSensitivityMechanism", "value_and_sensitivity"]
 

@@ -2,7 +2,7 @@
 
 Each is a ramp f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A (notes/gp_paper.md §1.8), so
 its pointwise Lipschitz constant and smooth sensitivity come from the signed distance u(x) to A alone
-(:func:`smoothdp.smooth.metric.convex_ramp_smooth_sensitivity`):
+(:func:`smoothdp.sensitivity.metric.convex_ramp_smooth_sensitivity`):
 
 =====================  ==========================================  ==========================================
 query                  A                                           signed distance u(x)
@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery, as_parameter
-from smoothdp.smooth.growth import Growth
-from smoothdp.smooth.metric import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
+from smoothdp.sensitivity.growth import Growth
+from smoothdp.sensitivity.metric import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
 
 __all__ = ["BoundedRange", "SoftThreshold", "TwoWayThreshold"]
 
@@ -154,7 +154,7 @@ class TwoWayThreshold(_ConvexRamp):
     c = T + (R₁ + τ/2)(1, 1). f_τ = 1 on the quadrant {x ≥ T + τ/2} with its corner rounded by the disc
     (c, R₁); f_τ = (R₂ − ‖x − c‖)/τ on the annular quarter, (x₁ − T₁ + τ/2)/τ and (x₂ − T₂ + τ/2)/τ on the
     straight strips; 0 elsewhere. Equivalently f_τ = max(0, 1 − dist(x, A)/τ) with A convex, so Lemma 4.3's
-    region table is :func:`~smoothdp.smooth.metric.convex_ramp_smooth_sensitivity` of the distance to the
+    region table is :func:`~smoothdp.sensitivity.metric.convex_ramp_smooth_sensitivity` of the distance to the
     rounded band (arcs around c in the corner regions, not axis-aligned distances).
 
     Parameters

@@ -9,10 +9,10 @@ function of the histogram h) the neighbours of h are h − e_a + e_b (a record o
 
 Paths of :func:`privacy_profile`:
 
-* ``SamplingHistogram``: exact fast paths in log space (:mod:`smoothdp.smoothed.histogram_profile`): the
+* ``SamplingHistogram``: exact fast paths in log space (:mod:`smoothdp.smoothed_dp.histogram_profile`): the
   binary closed form, the general-m one-dimensional conditioning sum, and sampling with replacement through
   binomials.
-* ``QuantizedSamplingAverage``: the exact sampled-sum recursion (:mod:`smoothdp.smoothed.quantized`).
+* ``QuantizedSamplingAverage``: the exact sampled-sum recursion (:mod:`smoothdp.smoothed_dp.quantized`).
 * any object with ``output_log_pmf(histogram) -> {output: ln P}`` (small cases): the generic path, which
   enumerates the outputs of h and of every neighbour. ``method="generic"`` forces it for M_H (a cross-check).
 """
@@ -26,9 +26,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.smoothed._logmath import log1mexp, logsumexp_or_neginf
-from smoothdp.smoothed.histogram_profile import binary_log_profile, histogram_log_profile
-from smoothdp.smoothed.mechanisms import (
+from smoothdp.smoothed_dp._logmath import log1mexp, logsumexp_or_neginf
+from smoothdp.smoothed_dp.histogram_profile import binary_log_profile, histogram_log_profile
+from smoothdp.smoothed_dp.mechanisms import (
     SOURCE,
     QuantizedSamplingAverage,
     SamplingAverage,
@@ -155,7 +155,7 @@ def privacy_profile(
             "(Theorem 4); use SamplingAverage.smoothed_delta(n)"
         )
     if isinstance(mechanism, QuantizedSamplingAverage):
-        from smoothdp.smoothed.quantized import quantized_average_profile
+        from smoothdp.smoothed_dp.quantized import quantized_average_profile
 
         h = check_histogram(histogram, categories=mechanism.high - mechanism.low + 1)
         return quantized_average_profile(mechanism, np.repeat(mechanism.levels, h), eps)
@@ -185,7 +185,7 @@ def binary_privacy_profile(
 
     The vectorized form of :func:`privacy_profile` for m = 2 (Figure 1 and the inner step of Algorithm 1):
     δ(k) = max{A(k), A(n−k+1) [k ≥ 1]; A(n−k), A(k+1) [k ≤ n−1]} with A the closed-form kernel of
-    :mod:`smoothdp.smoothed.histogram_profile`. Divide by ln 10 for log10.
+    :mod:`smoothdp.smoothed_dp.histogram_profile`. Divide by ln 10 for log10.
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from smoothdp.data.elections import load_election_2020, load_election_history
-from smoothdp.smoothed import (
+from smoothdp.smoothed_dp import (
     QuantizedSamplingAverage,
     SamplingAverage,
     SamplingHistogram,
@@ -15,7 +15,7 @@ from smoothdp.smoothed import (
     privacy_profile,
     smoothed_delta,
 )
-from smoothdp.smoothed.theory import (
+from smoothdp.smoothed_dp.theory import (
     in_theorem3_regime,
     large_epsilon_delta,
     remark8_delta_bound,

@@ -29,9 +29,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.smoothed.hull import check_distributions
-from smoothdp.smoothed.mechanisms import QuantizedSamplingAverage, sample_subsets
-from smoothdp.smoothed.quantized import quantized_average_deltas
+from smoothdp.smoothed_dp.hull import check_distributions
+from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, sample_subsets
+from smoothdp.smoothed_dp.quantized import quantized_average_deltas
 from smoothdp.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
@@ -137,7 +137,7 @@ def quantized_average_delta_mc(
 
     Unlike the authors' code, which reuses one set of subset draws for all three databases, the draws for x
     and for each neighbour are independent, as the interval of :class:`MonteCarloDelta` assumes. The exact
-    value: :func:`~smoothdp.smoothed.quantized.quantized_average_profile`.
+    value: :func:`~smoothdp.smoothed_dp.quantized.quantized_average_profile`.
     """
     eps = check_epsilon(epsilon)
     n_draws = check_int("n_draws", n_draws, minimum=2)
@@ -198,7 +198,7 @@ def sampled_smoothed_delta(
     distributions
         Shape (2, high − low + 1): e.g. ``[quantized_normal_pmf(0, .12), quantized_normal_pmf(.2, .12)]``.
         ratios Mixture ratios r: round(r·n) records from the first distribution, the rest from the second.
-        method ``"exact"``: δ(x) by :func:`~smoothdp.smoothed.quantized.quantized_average_profile` (fast);
+        method ``"exact"``: δ(x) by :func:`~smoothdp.smoothed_dp.quantized.quantized_average_profile` (fast);
         ``"monte_carlo"``: by :func:`quantized_average_delta_mc` with ``n_draws`` (the paper's method; biased
         up).
     neighbours

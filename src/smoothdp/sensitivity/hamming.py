@@ -31,8 +31,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.smooth.growth import Growth, log_growth
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.growth import Growth, log_growth
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_int, check_positive
 
 __all__ = ["hamming_smooth_sensitivity", "smooth_sensitivity_of_profile"]

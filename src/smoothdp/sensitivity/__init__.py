@@ -1,8 +1,8 @@
 """Smooth sensitivity: growth functions and generic smooth sensitivity (Hamming and metric spaces)."""
 
-from smoothdp.smooth.growth import GROWTHS, Growth, growth, log_growth
-from smoothdp.smooth.hamming import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
-from smoothdp.smooth.metric import (
+from smoothdp.sensitivity.growth import GROWTHS, Growth, growth, log_growth
+from smoothdp.sensitivity.hamming import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
+from smoothdp.sensitivity.metric import (
     GridLipschitzBound,
     NumericSmoothSensitivity,
     convex_ramp_lipschitz,
@@ -11,7 +11,7 @@ from smoothdp.smooth.metric import (
     numeric_smooth_sensitivity,
     smoothness_violation,
 )
-from smoothdp.smooth.rounding import ROUND_UP, round_up
+from smoothdp.sensitivity.rounding import ROUND_UP, round_up
 
 __all__ = [
     "GROWTHS",

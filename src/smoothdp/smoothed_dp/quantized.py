@@ -7,7 +7,7 @@ when X ∈ (−½, ½], and quantise q = ⌈256·X⌉ ∈ {−127, …, 128}:
 
 The Laplace variant uses the standard-deviation parametrisation b = σ/√2 (as the authors' code does).
 
-**Exact profile** of :class:`~smoothdp.smoothed.mechanisms.QuantizedSamplingAverage` (ours). Changing record i
+**Exact profile** of :class:`~smoothdp.smoothed_dp.mechanisms.QuantizedSamplingAverage` (ours). Changing record i
 (value a) into b changes the output only when i is sampled (probability η = T/n). Let Q and R be the laws of
 the sum of a uniform T-subset and a uniform (T−1)-subset of the other n−1 records. Then
 
@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
 
-from smoothdp.smoothed.mechanisms import QuantizedSamplingAverage
-from smoothdp.smoothed.profile import ProfileValue, _make_value
+from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage
+from smoothdp.smoothed_dp.profile import ProfileValue, _make_value
 from smoothdp.validation import check_epsilon, check_positive
 
 __all__ = [

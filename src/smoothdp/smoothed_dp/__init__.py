@@ -7,10 +7,10 @@
   :class:`QuantizedSamplingAverage` (the 8-bit SGD step of Fig. 2 right).
 """
 
-from smoothdp.smoothed.algorithm1 import SmoothedDelta, smoothed_delta
-from smoothdp.smoothed.hull import hull_vertices
-from smoothdp.smoothed.mechanisms import QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
-from smoothdp.smoothed.profile import ProfileValue, binary_privacy_profile, privacy_profile
+from smoothdp.smoothed_dp.algorithm1 import SmoothedDelta, smoothed_delta
+from smoothdp.smoothed_dp.hull import hull_vertices
+from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
+from smoothdp.smoothed_dp.profile import ProfileValue, binary_privacy_profile, privacy_profile
 
 __all__ = [
     "ProfileValue",

@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from smoothdp.smoothed import SamplingHistogram, binary_privacy_profile, privacy_profile, smoothed_delta
-from smoothdp.smoothed._logmath import log_binom_pmf, logsumexp_or_neginf
-from smoothdp.smoothed.algorithm1 import mixture_expected_delta
-from smoothdp.smoothed.montecarlo import monte_carlo_delta
-from smoothdp.smoothed.theory import large_epsilon_delta
+from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, privacy_profile, smoothed_delta
+from smoothdp.smoothed_dp._logmath import log_binom_pmf, logsumexp_or_neginf
+from smoothdp.smoothed_dp.algorithm1 import mixture_expected_delta
+from smoothdp.smoothed_dp.montecarlo import monte_carlo_delta
+from smoothdp.smoothed_dp.theory import large_epsilon_delta
 
 DC = 317_323 / (317_323 + 18_586)  # 2020 two-party Biden share, from the vote counts
 NE3 = 65_854 / (65_854 + 222_179)

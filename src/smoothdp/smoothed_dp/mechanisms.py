@@ -2,14 +2,14 @@
 
 * :class:`SamplingHistogram` (Algorithm 2, M_H): sample T records (without replacement by default) and output
   their histogram. Under DP it is no better than (ε, T/n) for every ε (Theorem 3(iii)); under smoothed DP its
-  δ is exponentially small in n (Theorem 3(i)). Exact δ: :func:`smoothdp.smoothed.privacy_profile`,
-  :func:`smoothdp.smoothed.smoothed_delta`.
+  δ is exponentially small in n (Theorem 3(i)). Exact δ: :func:`smoothdp.smoothed_dp.privacy_profile`,
+  :func:`smoothdp.smoothed_dp.smoothed_delta`.
 * :class:`SamplingAverage` (Algorithm 3, M_A): sample T real values in [0, 1] and output their mean. With
   continuous inputs it is *not* private even under smoothed DP: no δ < η works (Theorem 4); exactly, δ(x) =
   T/n for almost every database.
 * :class:`QuantizedSamplingAverage`: the 8-bit "discrete sampling-average" of the SGD experiment
   (Fig. 2 right): sample T integer codes without replacement and output the rounded mean code. Its exact
-  privacy profile is in :mod:`smoothdp.smoothed.quantized`.
+  privacy profile is in :mod:`smoothdp.smoothed_dp.quantized`.
 
 These mechanisms add no noise: all their randomness is the sampling. They are *analysed* here; a release of
 real data should still go through a mechanism with a stated DP guarantee.
@@ -119,7 +119,7 @@ class SamplingHistogram(_SampleSize):
     Guarantee. Under DP: (ε, δ_DP) for every ε with δ_DP = T/n without replacement (Theorem 3(iii): no δ < η
     works; the changed record is sampled with probability T/n, which bounds the total variation) and δ_DP = 1
     − (1 − 1/n)^T with replacement. Under smoothed DP: the exact δ for a set of distributions Π is
-    :func:`smoothdp.smoothed.smoothed_delta` (Algorithm 1); it is exponentially small in n for f-strictly
+    :func:`smoothdp.smoothed_dp.smoothed_delta` (Algorithm 1); it is exponentially small in n for f-strictly
     positive Π and ε ≥ ln(1/(1−η)) + c (Theorem 3(i)).
 
     Parameters
@@ -258,8 +258,8 @@ class QuantizedSamplingAverage(_SampleSize):
     (Prop. 4) and pre-processing (Prop. 6), its smoothed DP bounds that of one quantized SGD step.
 
     Guarantee: analysed, not asserted. Exact δ(x):
-    :func:`smoothdp.smoothed.quantized.quantized_average_profile`;
-    sampled estimate of δ_SDP: :func:`smoothdp.smoothed.montecarlo.sampled_smoothed_delta`.
+    :func:`smoothdp.smoothed_dp.quantized.quantized_average_profile`;
+    sampled estimate of δ_SDP: :func:`smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta`.
     """
 
     eta: Fraction | None

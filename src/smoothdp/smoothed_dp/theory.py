@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from smoothdp.smoothed.hull import hull_vertices
-from smoothdp.smoothed.mechanisms import exact_rate
+from smoothdp.smoothed_dp.hull import hull_vertices
+from smoothdp.smoothed_dp.mechanisms import exact_rate
 from smoothdp.validation import check_epsilon, check_in_range, check_int
 
 __all__ = [

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import smoothed_brute as brute
 
-from smoothdp.smoothed import SamplingHistogram, binary_privacy_profile, privacy_profile, smoothed_delta
-from smoothdp.smoothed.histogram_profile import binary_log_profile
+from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, privacy_profile, smoothed_delta
+from smoothdp.smoothed_dp.histogram_profile import binary_log_profile
 
 REL = 1e-12
 
@@ -71,7 +71,7 @@ def test_broken_twins_are_rejected_by_the_reference():
     np.testing.assert_allclose(right, exact, rtol=REL)
     weaker = np.exp(binary_log_profile(n, n - t, 0.8 * eps))
     assert np.max(np.abs(weaker - exact) / np.array(exact)) > 1e-3
-    from smoothdp.smoothed.histogram_profile import log_removal_kernel
+    from smoothdp.smoothed_dp.histogram_profile import log_removal_kernel
 
     k = np.arange(1, n + 1)
     forward_only = np.exp(log_removal_kernel(n, k, n - t, eps))  # d(x_k, x_{k-1}) alone, k = 1..n

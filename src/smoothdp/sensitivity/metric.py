@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.smooth.growth import GROWTHS, Growth, log_growth
-from smoothdp.smooth.rounding import round_up
+from smoothdp.sensitivity.growth import GROWTHS, Growth, log_growth
+from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_int, check_positive
 
 __all__ = [

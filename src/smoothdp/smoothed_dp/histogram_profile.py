@@ -38,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.smoothed._logmath import log1mexp, log_binom_pmf, log_hypergeom_pmf, logsumexp_or_neginf
+from smoothdp.smoothed_dp._logmath import log1mexp, log_binom_pmf, log_hypergeom_pmf, logsumexp_or_neginf
 
 __all__ = [
     "binary_log_profile",

@@ -9,9 +9,9 @@ import pytest
 import smoothed_brute as brute
 from scipy import integrate, stats
 
-from smoothdp.smoothed import QuantizedSamplingAverage, SamplingAverage, privacy_profile
-from smoothdp.smoothed.montecarlo import quantized_average_delta_mc, sampled_smoothed_delta
-from smoothdp.smoothed.quantized import (
+from smoothdp.smoothed_dp import QuantizedSamplingAverage, SamplingAverage, privacy_profile
+from smoothdp.smoothed_dp.montecarlo import quantized_average_delta_mc, sampled_smoothed_delta
+from smoothdp.smoothed_dp.quantized import (
     quantized_average_profile,
     quantized_laplace_pmf,
     quantized_normal_pmf,

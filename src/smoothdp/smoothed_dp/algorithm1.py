@@ -21,7 +21,7 @@ Bin(n_1, p_1) + Bin(n_2, p_2). The sum Σ_k P(k) δ(k) is taken on windows of k 
    (every entry to ~1e-15 relative). An unchecked FFT would leave a false floor at 1e-17 of the maximum
    (notes §6, pitfall 1).
 
-The exact δ(k) comes from :func:`smoothdp.smoothed.histogram_profile.binary_log_profile` and is cached.
+The exact δ(k) comes from :func:`smoothdp.smoothed_dp.histogram_profile.binary_log_profile` and is cached.
 
 Maximum over mixtures: the two vertices first, then every n_1 ∈ 0..n when n ≤ 400 (``mixtures="all"`` forces
 it), else a search: a grid of 33 values plus the 4 next to the vertices, then an integer golden-section
@@ -45,11 +45,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.signal import fftconvolve
 from scipy.special import expit, gammaln, log_expit, logit
 
-from smoothdp.smoothed._logmath import log_binom_pmf, logsumexp_or_neginf
-from smoothdp.smoothed.histogram_profile import binary_log_profile, histogram_log_profile
-from smoothdp.smoothed.hull import check_distributions, hull_vertices
-from smoothdp.smoothed.mechanisms import SOURCE, QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
-from smoothdp.smoothed.profile import AnonymousMechanism, _generic_log_profile
+from smoothdp.smoothed_dp._logmath import log_binom_pmf, logsumexp_or_neginf
+from smoothdp.smoothed_dp.histogram_profile import binary_log_profile, histogram_log_profile
+from smoothdp.smoothed_dp.hull import check_distributions, hull_vertices
+from smoothdp.smoothed_dp.mechanisms import SOURCE, QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
+from smoothdp.smoothed_dp.profile import AnonymousMechanism, _generic_log_profile
 from smoothdp.validation import check_epsilon, check_int
 
 __all__ = ["SmoothedDelta", "mixture_expected_delta", "smoothed_delta"]
@@ -461,7 +461,7 @@ def smoothed_delta(
 
     Examples
     --------
-    >>> from smoothdp.smoothed import SamplingHistogram, smoothed_delta
+    >>> from smoothdp.smoothed_dp import SamplingHistogram, smoothed_delta
     >>> r = smoothed_delta(SamplingHistogram(eta=0.998), 7.0, 100_000, [[0.9447, 0.0553], [0.2286, 0.7714]])
     >>> round(r.log10_delta, 2), r.mixture
     (-4.94, (0, 100000))
@@ -480,7 +480,7 @@ def smoothed_delta(
     if isinstance(mechanism, QuantizedSamplingAverage):
         raise TypeError(
             "QuantizedSamplingAverage has 256 categories: estimate δ_SDP with "
-            "smoothdp.smoothed.montecarlo.sampled_smoothed_delta"
+            "smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta"
         )
     if not isinstance(mechanism, SamplingHistogram | AnonymousMechanism):
         raise TypeError(
