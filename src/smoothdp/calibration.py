@@ -4,8 +4,10 @@ A calibration makes ``f(x) + S_β(x)·Z`` private, where S_β is any β-smooth u
 sensitivity (central DP, Hamming metric) or on the pointwise Lipschitz constant (geo-privacy, ε per unit
 distance, Λ = ∞). The growth of the smooth bound is ``growth`` (see :mod:`smoothdp.sensitivity.growth`).
 
-Every rule is proved in ``docs/calibration.md``, and every rule is checked numerically by
-:func:`smoothdp.audit.worst_case_privacy_loss`. The rules (Z₀ the standard law, Z = Z₀/η):
+Every rule is proved in ``docs/theory/calibration.md`` (overview:
+``docs/theory/calibration.md#overview-of-the-rules``), and every rule is checked numerically by
+:func:`smoothdp.audit.worst_case_privacy_loss` (``docs/theory/calibration.md#how-the-rules-are-checked``).
+The rules (Z₀ the standard law, Z = Z₀/η):
 
 =============  =====================================================  ========================================
 family         privacy equation                                       source
@@ -17,8 +19,12 @@ laplace, dp    η = min(ε − β ln(2/δ), ε + β − (e^β − 1) ln(1/δ))  
 laplace, geo   ε = η + β·max{1, ln(1/δ)}, growth 1 + βt               LY Lemma 3.6
 =============  =====================================================  ========================================
 
-HT = Hladík & Tětek, FORC 2025 (seed 004); LY = Liang & Yi, CCS'24 (seed 000); NRS07 = Nissim,
-Raskhodnikova & Smith; BS19 = Bun & Steinke, NeurIPS 2019.
+HT = Hladík & Tětek, *Smooth Sensitivity Revisited: Towards Optimality*, FORC 2025; LY = Liang & Yi,
+*Smooth Sensitivity for Geo-Privacy*, CCS 2024; NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007;
+BS19 = Bun & Steinke, NeurIPS 2019.
+
+The noise-std curves of HT Figure 1 (an analysis of these rules, used by experiments and tests) are in
+:mod:`smoothdp.noise_std`.
 """
 
 from __future__ import annotations
@@ -52,11 +58,9 @@ __all__ = [
     "NOISE_OPTIONS",
     "POLYPLACE_DEFAULT_BETA_FRACTION",
     "Calibration",
-    "NoiseStdCurves",
     "calibrate",
     "check_noise_options",
     "laplace_dp_eta",
-    "noise_std_per_sensitivity",
     "privacy_constants",
 ]
 
@@ -133,14 +137,15 @@ class Calibration:
         return self.delta == 0.0
 
 
-# -- constants of the sliding/dilation argument (docs/calibration.md §2) -----------------------------------
+# -- constants of the sliding/dilation argument (docs/theory/calibration.md#lemma-1-two-point-lemma) -------
 def privacy_constants(
     noise: str, *, df: float = 3, gamma: float = 4, constants: str | None = None
 ) -> tuple[float, float]:
     """The (dilation, sliding) coefficients (L_dil, L_slide) of a pure rule: ε = k·L_dil·β + L_slide·η.
 
     With ℓ = ln of the standard density, L_slide = sup|ℓ'(z)| and L_dil = sup|1 + zℓ'(z)|
-    (docs/calibration.md, Lemma 1):
+    (``docs/theory/calibration.md#lemma-1-two-point-lemma``; the constants:
+    ``docs/theory/calibration.md#lemma-4-students-t-and-generalized-cauchy-constants``):
 
     * Student's T(ν): L_slide = (ν+1)/(2√ν) (at z = √ν); L_dil = max(1, ν) (LY Lemma 3.5) or the
       looser ν + 1 (BS19 Theorem 31).
@@ -168,7 +173,8 @@ def laplace_dp_eta(epsilon: float, delta: float, beta: ArrayLike) -> NDArray[np.
     The first term is NRS07 Lemma 2.9 in HT's general form (Claim 18). NRS's argument alone is *not*
     (ε, δ)-DP for large ε (e.g. ε = 20, δ = 1e−5: worst hockey-stick divergence 5.5e−5 > δ, found by
     :func:`smoothdp.audit.worst_case_privacy_loss`), so it is capped by the other two terms, which are
-    docs/calibration.md Lemma 5: the loss is at most η + max(β, (e^β − 1)|Z₀| − β) with Z₀ ~ Lap(1).
+    ``docs/theory/calibration.md#lemma-5-capped-laplace-rule``: the loss is at most
+    η + max(β, (e^β − 1)|Z₀| − β) with Z₀ ~ Lap(1).
     The cap is inactive for β ≤ 0.268 at δ = 1e−5 (≈ 2(1 + ln 2)/ln(1/δ) in general), so at the default
     β for ε ≤ 6.55. A value ≤ 0 means β is inadmissible.
     """
@@ -281,9 +287,10 @@ def calibrate(
 
     Notes
     -----
-    The rules, with the default β (proofs in ``docs/calibration.md``):
+    The rules, with the default β (proofs in ``docs/theory/calibration.md``):
 
-    * ``"polyplace"`` (HT Theorem 8; geo-privacy: this project's extension, docs §3):
+    * ``"polyplace"`` (HT Theorem 8; geo-privacy: this project's extension,
+      ``docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy``):
       Z = PolyPlace(1/β, ε/β) for 0 < β < ε. Default β = ε/9: it is the smoothness LY use with T(3), so
       the same S serves both, and std(Z) = 1.72/ε is within 22% of the β → 0 limit √2/ε (HT Lemma 15,
       Laplace(1/ε)) while S_β can already fall off like e^{−εt/9}. Variance is finite iff β < ε/2.
@@ -293,8 +300,8 @@ def calibrate(
     * ``"cauchy"`` (LY Lemma 3.3, Corollary 3.2 for k > 1): ε = k·max(1,γ−1)β + (γ−1)^{(γ−1)/γ}η,
       Z = GC(γ)/η. Default pg = 0.2 (β = ε/15, η = 0.351ε for γ = 4). NRS default: β = η/k = ε/(2(γ+1)k).
     * ``"laplace"``, model "dp": Z = Lap(1/η) with η = :func:`laplace_dp_eta` (NRS07 Lemma 2.9 / HT Claim
-      18, capped by docs Lemma 5), growth e^{βt}. Default β = ε/(2 ln(2/δ)) (NRS), lowered at large ε
-      so that Z = Lap(2/ε) stays proven.
+      18, capped by ``docs/theory/calibration.md#lemma-5-capped-laplace-rule``), growth e^{βt}.
+      Default β = ε/(2 ln(2/δ)) (NRS), lowered at large ε so that Z = Lap(2/ε) stays proven.
     * ``"laplace"``, model "geo" (LY Lemma 3.6, growth 1 + βt): ε = η + β·max{1, ln(1/δ)}, Z = Lap(1/η).
       Default: half each, β = ε/(2 max{1, ln(1/δ)}), Z = Lap(2/ε).
     """
@@ -330,12 +337,13 @@ def _polyplace_rule(epsilon: float, beta: float | None, model: str) -> Calibrati
     b = epsilon * POLYPLACE_DEFAULT_BETA_FRACTION if beta is None else check_beta(beta, epsilon, rule=rule)
     if model == "dp":
         source = (
-            "Hladík & Tětek, FORC 2025 (seed 004), Theorem 8 (proof: Lemmas 9, 12); docs/calibration.md §3"
+            "Hladík & Tětek, FORC 2025, Theorem 8 (proof: Lemmas 9, 12); "
+            "docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy"
         )
     else:
         source = (
-            "Hladík & Tětek (seed 004) Theorem 8 extended to geo-privacy by this project: "
-            "docs/calibration.md §3 (notes/polyplace_gp.md)"
+            "Hladík & Tětek, FORC 2025, Theorem 8, extended to geo-privacy by this project: "
+            "docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy"
         )
     return Calibration(
         family="polyplace",
@@ -351,17 +359,18 @@ def _polyplace_rule(epsilon: float, beta: float | None, model: str) -> Calibrati
     )
 
 
+_SLIDING_DILATION_PROOF = "docs/theory/calibration.md#students-t-and-generalized-cauchy-rules"
 _SOURCES = {
-    ("student_t", "liang_yi"): "Liang & Yi, CCS'24 (seed 000), Lemma 3.5: ε = max(1,ν)β + (ν+1)/(2√ν)·η",
+    ("student_t", "liang_yi"): "Liang & Yi, CCS 2024, Lemma 3.5: ε = max(1,ν)β + (ν+1)/(2√ν)·η",
     ("student_t", "bun_steinke"): (
         "Bun & Steinke, NeurIPS 2019, Theorem 31 (as in Hladík & Tětek Claim 17): ε = (ν+1)β + (ν+1)/(2√ν)·η"
     ),
     ("cauchy", "liang_yi"): (
-        "Liang & Yi, CCS'24 (seed 000), Lemma 3.3 and Corollary 3.2: ε = k·max(1,γ−1)β + (γ−1)^{(γ−1)/γ}·η"
+        "Liang & Yi, CCS 2024, Lemma 3.3 and Corollary 3.2: ε = k·max(1,γ−1)β + (γ−1)^{(γ−1)/γ}·η"
     ),
     ("cauchy", "nrs"): (
-        "Nissim, Raskhodnikova & Smith 2007, Cauchy admissibility (as read by Hladík & Tětek Claim 16): "
-        "ε = k(γ+1)β + (γ+1)η"
+        "Nissim, Raskhodnikova & Smith, STOC 2007, Cauchy admissibility (as read by Hladík & Tětek "
+        "Claim 16): ε = k(γ+1)β + (γ+1)η"
     ),
 }
 
@@ -403,7 +412,7 @@ def _sliding_dilation_rule(
         growth="exponential",
         noise=noise,
         guarantee=_pure_guarantee(epsilon, model),
-        source=_SOURCES[family, kind] + where + "; docs/calibration.md §2",
+        source=f"{_SOURCES[family, kind]}{where}; {_SLIDING_DILATION_PROOF}",
         dimension=k,
         constants=kind,
         eta=eta,
@@ -433,8 +442,9 @@ def _laplace_dp_rule(epsilon: float, delta: float, beta: float | None) -> Calibr
         noise=Laplace(1.0 / eta),
         guarantee=ApproxDP(epsilon, delta),
         source=(
-            "Nissim, Raskhodnikova & Smith 2007, Lemma 2.9 (β = ε/(2 ln(2/δ)), Lap(2/ε)), general split of "
-            "Hladík & Tětek Claim 18, capped by docs/calibration.md Lemma 5 (NRS's constant fails at large ε)"
+            "Nissim, Raskhodnikova & Smith, STOC 2007, Lemma 2.9 (β = ε/(2 ln(2/δ)), Lap(2/ε)), general "
+            "split of Hladík & Tětek, FORC 2025, Claim 18, capped by "
+            "docs/theory/calibration.md#lemma-5-capped-laplace-rule (NRS's constant fails at large ε)"
         ),
         constants="nrs",
         eta=eta,
@@ -459,8 +469,8 @@ def _laplace_geo_rule(epsilon: float, delta: float, beta: float | None) -> Calib
         noise=Laplace(1.0 / eta),
         guarantee=GeoPrivacy(epsilon, delta),
         source=(
-            "Liang & Yi, CCS'24 (seed 000), Lemma 3.6 (growth 1 + βt): ε = η + β·max{1, ln(1/δ)}; "
-            "derivation in docs/calibration.md Lemma 6"
+            "Liang & Yi, CCS 2024, Lemma 3.6 (growth 1 + βt): ε = η + β·max{1, ln(1/δ)}; "
+            "derivation in docs/theory/calibration.md#lemma-6-laplace-geo-privacy-rule"
         ),
         constants="liang_yi",
         eta=eta,
@@ -478,172 +488,3 @@ def _check_constants(family: str, constants: str | None) -> str:
     if constants is None:
         return allowed[0]
     return _check_choice(f"constants (for {family})", constants, allowed)
-
-
-# -- noise std per unit of smooth sensitivity (HT Figure 1) -----------------------------------------------
-@dataclass(frozen=True)
-class NoiseStdCurves:
-    """Standard deviation of the noise per unit of smooth sensitivity, at fixed ε, against β.
-
-    Every array has the shape of ``beta``; ``inf`` where the family is not admissible (or has infinite
-    variance) at that β. Formulas: ``notes/noise_and_ss.md`` §1.5, §1.7, §2.2–2.3.
-
-    Attributes
-    ----------
-    polyplace
-        std of PolyPlace(1/β, ε/β) (HT Lemma 13), finite for β < ε/2.
-    student_t
-        BS19 constants, d optimised: min_{d>2} (d+1)/(2√(d−2)(ε − β(d+1))) (HT Claim 17).
-    cauchy
-        NRS constants, c optimised: min_{c>3} (c+1)/((ε − β(c+1))√(2cos(2π/c)+1)) (HT Claim 16).
-    laplace
-        (ε, δ) Laplace as HT plot it: √2/(ε − β ln(2/δ)) (HT Claim 18).
-    laplace_calibrated
-        √2/η(β) with this library's (capped) rule :func:`laplace_dp_eta` (equal to ``laplace`` at ε = 1).
-    student_t_ly, cauchy_ly
-        The tighter LY constants: min_{d>2} (d+1)/(2√(d−2)(ε − dβ)) and
-        min_{c>3} (c−1)^{(c−1)/c}·√(sin(π/c)/sin(3π/c))/(ε − (c−1)β).
-    global_laplace
-        The Laplace mechanism with global sensitivity: √2/ε (HT's dashed reference line).
-    student_t_df, cauchy_gamma, student_t_ly_df, cauchy_ly_gamma
-        The optimising d and c (``nan`` where inadmissible).
-    """
-
-    epsilon: float
-    delta: float
-    beta: NDArray[np.float64]
-    polyplace: NDArray[np.float64]
-    student_t: NDArray[np.float64]
-    cauchy: NDArray[np.float64]
-    laplace: NDArray[np.float64]
-    laplace_calibrated: NDArray[np.float64]
-    student_t_ly: NDArray[np.float64]
-    cauchy_ly: NDArray[np.float64]
-    global_laplace: NDArray[np.float64]
-    student_t_df: NDArray[np.float64]
-    cauchy_gamma: NDArray[np.float64]
-    student_t_ly_df: NDArray[np.float64]
-    cauchy_ly_gamma: NDArray[np.float64]
-
-    def as_dict(self) -> dict[str, NDArray[np.float64] | float]:
-        return dict(self.__dict__)
-
-
-def noise_std_per_sensitivity(epsilon: float, betas: ArrayLike, *, delta: float = 1e-5) -> NoiseStdCurves:
-    """Noise std per unit of smooth sensitivity for each family at ε, against β (HT Figure 1).
-
-    Parameters
-    ----------
-    epsilon
-        ε > 0.
-    betas
-        Array of smoothness values β > 0.
-    delta
-        δ ∈ (0, 1) of the Laplace (ε, δ) curves.
-
-    Returns
-    -------
-    NoiseStdCurves
-        One array per family (see :class:`NoiseStdCurves`); PolyPlace is the lowest at every β.
-    """
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta, allow_zero=False)
-    b = np.asarray(betas, dtype=np.float64)
-    if b.size == 0 or np.any(~np.isfinite(b)) or np.any(b <= 0):
-        raise ValueError("betas must hold finite values in (0, inf)")
-    flat = b.ravel()
-
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        alpha = eps / flat
-        poly = np.array(
-            [PolyPlace(1.0 / x, a).std() if a > 2.0 else math.inf for x, a in zip(flat, alpha, strict=True)]
-        )
-
-        def t_bs(d: NDArray[np.float64], bb: NDArray[np.float64]) -> NDArray[np.float64]:
-            return (d + 1) / (2 * np.sqrt(d - 2) * (eps - bb * (d + 1)))
-
-        def t_ly(d: NDArray[np.float64], bb: NDArray[np.float64]) -> NDArray[np.float64]:
-            return (d + 1) / (2 * np.sqrt(d - 2) * (eps - bb * d))
-
-        def gc_nrs(c: NDArray[np.float64], bb: NDArray[np.float64]) -> NDArray[np.float64]:
-            return (c + 1) / ((eps - bb * (c + 1)) * np.sqrt(2 * np.cos(2 * np.pi / c) + 1))
-
-        def gc_ly(c: NDArray[np.float64], bb: NDArray[np.float64]) -> NDArray[np.float64]:
-            sd = np.sqrt(np.sin(np.pi / c) / np.sin(3 * np.pi / c))
-            return (c - 1) ** ((c - 1) / c) * sd / (eps - (c - 1) * bb)
-
-        t_bs_std, t_bs_d = _minimise_over_shape(t_bs, flat, 2.0, eps / flat - 1.0)
-        t_ly_std, t_ly_d = _minimise_over_shape(t_ly, flat, 2.0, eps / flat)
-        gc_std, gc_c = _minimise_over_shape(gc_nrs, flat, 3.0, eps / flat - 1.0)
-        gc_ly_std, gc_ly_c = _minimise_over_shape(gc_ly, flat, 3.0, eps / flat + 1.0)
-        lap_denominator = eps - flat * math.log(2.0 / dlt)
-        lap = np.where(lap_denominator > 0, math.sqrt(2.0) / lap_denominator, math.inf)
-        eta = laplace_dp_eta(eps, dlt, flat)
-        lap_cal = np.where(eta > 0, math.sqrt(2.0) / eta, math.inf)
-
-    def shaped(a: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.asarray(a, dtype=np.float64).reshape(b.shape)
-
-    return NoiseStdCurves(
-        epsilon=eps,
-        delta=dlt,
-        beta=b.copy(),
-        polyplace=shaped(poly),
-        student_t=shaped(t_bs_std),
-        cauchy=shaped(gc_std),
-        laplace=shaped(lap),
-        laplace_calibrated=shaped(lap_cal),
-        student_t_ly=shaped(t_ly_std),
-        cauchy_ly=shaped(gc_ly_std),
-        global_laplace=np.full(b.shape, math.sqrt(2.0) / eps),
-        student_t_df=shaped(t_bs_d),
-        cauchy_gamma=shaped(gc_c),
-        student_t_ly_df=shaped(t_ly_d),
-        cauchy_ly_gamma=shaped(gc_ly_c),
-    )
-
-
-def _minimise_over_shape(
-    objective: Any, beta: NDArray[np.float64], low: float, high: NDArray[np.float64], n_grid: int = 400
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """min over a shape parameter p ∈ (low, high(β)) of objective(p, β), vectorized over β.
-
-    A geometric grid in p − low (so both small and huge optimal shapes are resolved), then golden-section
-    search between the grid neighbours of the best point. Returns (minimum, argmin); (inf, nan) where
-    the interval is empty.
-    """
-    n = beta.size
-    admissible = high > low
-    span = np.where(admissible, high - low, 1.0)
-    # Offsets p − low from 1e−7·min(1, span) up to span: small and huge optima are both on the grid.
-    t = np.linspace(0.0, 1.0, n_grid)
-    log_lo = np.log(1e-7 * np.minimum(1.0, span))
-    log_hi = np.log(span * (1.0 - 1e-9))
-    p = low + np.exp(log_lo[:, None] + t[None, :] * (log_hi - log_lo)[:, None])
-    values = objective(p, beta[:, None])
-    values = np.where(np.isfinite(values) & (values > 0), values, np.inf)
-    best = np.argmin(values, axis=1)
-    rows = np.arange(n)
-    lo = p[rows, np.maximum(best - 1, 0)]
-    hi = p[rows, np.minimum(best + 1, n_grid - 1)]
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
-    for _ in range(80):
-        a = hi - ratio * (hi - lo)
-        c = lo + ratio * (hi - lo)
-        fa = objective(a, beta)
-        fc = objective(c, beta)
-        fa = np.where(np.isfinite(fa) & (fa > 0), fa, np.inf)
-        fc = np.where(np.isfinite(fc) & (fc > 0), fc, np.inf)
-        left = fa < fc
-        hi = np.where(left, c, hi)
-        lo = np.where(left, lo, a)
-    arg = 0.5 * (lo + hi)
-    refined = objective(arg, beta)
-    refined = np.where(np.isfinite(refined) & (refined > 0), refined, np.inf)
-    grid_best = values[rows, best]
-    grid_arg = p[rows, best]
-    use_refined = refined <= grid_best
-    minimum = np.where(use_refined, refined, grid_best)
-    argmin = np.where(use_refined, arg, grid_arg)
-    ok = admissible & np.isfinite(minimum)
-    return np.where(ok, minimum, math.inf), np.where(ok, argmin, math.nan)

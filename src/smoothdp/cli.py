@@ -27,6 +27,8 @@ __all__ = ["main"]
 EXIT_USAGE = 2
 STATISTICS = ("median", "quantile", "trimmed-mean", "mean")
 NOISES = ("polyplace", "student_t", "cauchy", "laplace")
+#: How every data-dependent (not private) number is marked when printed for the data holder.
+NOT_PRIVATE = "   (computed from the data, NOT private: do not publish)"
 
 
 class CliError(Exception):
@@ -184,43 +186,59 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
     rng = default_rng(args.seed)
     bounds = (args.bounds[0], args.bounds[1])
-    options = {"clip": True, "delta": args.delta}
+    options: dict[str, Any] = {
+        "epsilon": args.epsilon,
+        "bounds": bounds,
+        "noise": args.noise,
+        "delta": args.delta,
+        "clip": True,
+        "rng": rng,
+    }
     try:
         if args.statistic == "quantile":
             if args.q is None:
                 raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
-            release = function(data, args.q, args.epsilon, bounds, args.noise, rng, **options)
+            release = function(data, args.q, **options)
         elif args.statistic == "trimmed-mean":
             if args.trim is None:
                 raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
-            release = function(data, args.trim, args.epsilon, bounds, args.noise, rng, **options)
+            release = function(data, args.trim, **options)
         else:
-            release = function(data, args.epsilon, bounds, args.noise, rng, **options)
+            release = function(data, **options)
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
-    # The record count is private under add/remove (mean): it is not printed.
-    print(f"statistic:   {args.statistic} of {args.column} in {args.file}")
-    print(f"guarantee:   {release.guarantee}")
+    _print_release(release, f"{args.statistic} of {args.column} in {args.file}")
+    return 0
+
+
+def _print_release(release: Any, statistic: str) -> None:
+    """The public fields of a release, then the data holder's not-private values, each marked as such.
+
+    The record count is private under add/remove (mean): it is never printed.
+    """
+    print(f"statistic:   {statistic}")
+    print(f"guarantee:   {release.guarantee}   (neighbours: {release.guarantee.relation})")
     print(f"mechanism:   {release.mechanism}")
-    hidden = release.private_fields_excluded
-    for name, label in (("noise_scale", "noise scale:"), ("noise_std", "noise std:  ")):
-        number = getattr(release, name)
+    if release.proof:
+        print(f"proof:       {release.proof}")
+    hidden = release.not_private
+    for label, number in (("noise scale:", hidden.noise_scale), ("noise std:  ", hidden.noise_std)):
         if number is not None:
-            warning = "   (computed from the data, NOT private: do not publish)" if name in hidden else ""
-            print(f"{label} {number:.6g}{warning}")
-    if release.smooth_sensitivity is not None:
-        print(
-            f"smooth sensitivity: {release.smooth_sensitivity:.6g} (β = {release.beta:.4g})"
-            "   (computed from the data, NOT private: do not publish)"
-        )
+            print(f"{label} {number:.6g}{NOT_PRIVATE}")
+    if hidden.smooth_sensitivity is not None:
+        print(f"smooth sensitivity: {hidden.smooth_sensitivity:.6g} (β = {release.beta:.4g}){NOT_PRIVATE}")
     if release.refused:
         print(f"value:       refused ({release.reason})")
     else:
         print(f"value:       {release.value:.6g}")
-    return 0
 
 
 # ------------------------------------------------------------------------------------------ demo
+
+
+def _number(value: float | None, spec: str = "8.3g") -> str:
+    """A not-private number for the data holder's eyes (``n/a`` when the mechanism has none)."""
+    return "n/a" if value is None else format(value, spec)
 
 
 def _demo() -> None:
@@ -232,22 +250,25 @@ def _demo() -> None:
     print(f"  true median (not private):            {np.median(ages):g}")
     from smoothdp.central import global_sensitivity_median, median
 
-    private = median(ages, epsilon, bounds, "polyplace")
-    baseline = global_sensitivity_median(ages, bounds, epsilon)
+    private = median(ages, epsilon=epsilon, bounds=bounds, noise="polyplace")
+    baseline = global_sensitivity_median(ages, bounds=bounds, epsilon=epsilon)
     print(
-        f"  smooth sensitivity + PolyPlace noise: {private.value:8.3f}   noise std {private.noise_std:8.3g}"
-        f"   {private.guarantee}"
+        f"  smooth sensitivity + PolyPlace noise: {private.value:8.3f}   noise std "
+        f"{_number(private.not_private.noise_std)}   {private.guarantee}"
     )
     ties = int(np.sum(ages == np.median(ages)))
     print(
-        f"  (smooth sensitivity {private.smooth_sensitivity:.3g}: {ties} respondents are exactly "
+        f"  (smooth sensitivity {_number(private.not_private.smooth_sensitivity, '.3g')}: {ties} respondents are exactly "
         f"{np.median(ages):g}, so many records must change before the median can move)"
     )
     print(
         f"  global sensitivity + Laplace noise:   {baseline.value:8.3f}   noise std "
-        f"{baseline.noise_std:8.3g}   {baseline.guarantee}"
+        f"{_number(baseline.not_private.noise_std)}   {baseline.guarantee}"
     )
-    print("  Only the values are private: noise std and smooth sensitivity are for you, not for publishing.")
+    print(
+        "  Only the values are private: noise std and smooth sensitivity are computed from the data, "
+        "NOT private: do not publish them."
+    )
     print("  Fresh secure randomness on every run: the private values change, the guarantee does not.")
 
 

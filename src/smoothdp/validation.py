@@ -118,7 +118,7 @@ def check_data(
         The fewest elements (points, when ``last_dim`` is set) allowed.
     """
     try:
-        arr = np.asarray(x, dtype=dtype)
+        arr: NDArray[np.float64] = np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
     if ndim is not None:

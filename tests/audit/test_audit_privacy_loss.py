@@ -104,7 +104,7 @@ def _brute_force_loss(cal, n=15):
     ("family", "kw"), [("student_t", {}), ("cauchy", {"gamma": 6}), ("student_t", {"df": 1.5})]
 )
 def test_search_finds_the_brute_force_maximum(family, kw):
-    cal = calibrate(family, 1.0, **kw)
+    cal = calibrate(family, epsilon=1.0, **kw)
     report = worst_case_privacy_loss(cal)
     brute = _brute_force_loss(cal)
     assert brute > 0.5 * cal.epsilon
@@ -114,7 +114,7 @@ def test_search_finds_the_brute_force_maximum(family, kw):
 
 def test_multi_dimensional_loss_is_at_least_the_one_dimensional_splits():
     # k = 2: all the shift in one coordinate (the other only dilates) is one admissible configuration.
-    cal = calibrate("cauchy", 1.0, beta=0.1, dimension=2)
+    cal = calibrate("cauchy", epsilon=1.0, beta=0.1, dimension=2)
     report = worst_case_privacy_loss(cal)
     noise, beta = cal.noise, cal.beta
     y = np.concatenate(
@@ -132,7 +132,7 @@ def test_multi_dimensional_loss_is_at_least_the_one_dimensional_splits():
 
 
 def test_report_fields_and_text():
-    cal = calibrate("polyplace", 1.0, model="geo")
+    cal = calibrate("polyplace", epsilon=1.0, model="geo")
     report = worst_case_privacy_loss(cal, distance=[0.5, 2.0])
     assert isinstance(report, PrivacyLossReport)
     assert [r.distance for r in report.per_distance] == [0.5, 2.0]
@@ -140,24 +140,24 @@ def test_report_fields_and_text():
     assert str(report).startswith("PASS: polyplace/geo")
     broken = worst_case_privacy_loss(dataclasses.replace(cal, beta=2 * cal.beta), distance=0.5)
     assert str(broken).startswith("FAIL")
-    lap = worst_case_privacy_loss(calibrate("laplace", 1.0, 1e-5))
+    lap = worst_case_privacy_loss(calibrate("laplace", epsilon=1.0, delta=1e-5))
     assert lap.criterion == "hockey_stick" and lap.max_loss == math.inf and lap.delta_bound == 1e-5
     assert "hockey-stick" in str(lap)
 
 
 def test_linear_growth_uses_linear_ratio_range():
-    cal = calibrate("laplace", 1.0, 1e-5, model="geo")
+    cal = calibrate("laplace", epsilon=1.0, delta=1e-5, model="geo")
     report = worst_case_privacy_loss(cal, distance=3.0)
     assert 1 / (1 + 3 * cal.beta) - 1e-12 <= report.worst.scale_ratio <= 1 + 3 * cal.beta + 1e-12
 
 
 def test_pure_rule_under_the_hockey_stick_criterion_has_no_divergence():
-    report = worst_case_privacy_loss(calibrate("student_t", 1.0), criterion="hockey_stick")
+    report = worst_case_privacy_loss(calibrate("student_t", epsilon=1.0), criterion="hockey_stick")
     assert report.passed and report.hockey_stick == 0.0
 
 
 def test_bad_arguments():
-    cal = calibrate("polyplace", 1.0)
+    cal = calibrate("polyplace", epsilon=1.0)
     with pytest.raises(TypeError, match="Calibration"):
         worst_case_privacy_loss("polyplace")
     with pytest.raises(ValueError, match="distance"):
@@ -169,4 +169,4 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="n_neighbours"):
         worst_case_privacy_loss(cal, n_neighbours=2)
     with pytest.raises(ValueError, match="dimension 1"):
-        worst_case_privacy_loss(calibrate("cauchy", 1.0, dimension=2), criterion="hockey_stick")
+        worst_case_privacy_loss(calibrate("cauchy", epsilon=1.0, dimension=2), criterion="hockey_stick")

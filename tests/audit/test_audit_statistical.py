@@ -84,7 +84,7 @@ def test_approximate_claims_use_delta():
 def test_calibrated_noise_at_adversarial_neighbours(family):
     # The pair S'/S = e^{−β}, f' − f = S' (the largest shift at the smaller scale) is where the
     # under-noised twin leaks most mass (δ(ε) ≈ 0.08–0.3 for these rules at ε = 1).
-    cal = calibrate(family, 1.0)
+    cal = calibrate(family, epsilon=1.0)
     r = math.exp(-cal.beta)
 
     def pair(c):

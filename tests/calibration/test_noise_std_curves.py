@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from smoothdp.calibration import calibrate, noise_std_per_sensitivity
+from smoothdp.calibration import calibrate
+from smoothdp.noise_std import noise_std_per_sensitivity
 
 COMPETITORS = ("student_t", "cauchy", "laplace", "laplace_calibrated", "student_t_ly", "cauchy_ly")
 
@@ -84,11 +85,11 @@ def test_student_t_optimum_tends_to_five_degrees_of_freedom():
 def test_curves_agree_with_calibrate_at_a_fixed_shape():
     # At a fixed β the optimised T curve is no worse than the LY default T(3) calibration.
     eps = 1.0
-    cal = calibrate("student_t", eps)
+    cal = calibrate("student_t", epsilon=eps)
     curves = noise_std_per_sensitivity(eps, [cal.beta])
     assert curves.student_t_ly[0] <= cal.std_per_unit
     assert curves.polyplace[0] == pytest.approx(
-        calibrate("polyplace", eps, beta=cal.beta).std_per_unit, rel=1e-12
+        calibrate("polyplace", epsilon=eps, beta=cal.beta).std_per_unit, rel=1e-12
     )
 
 

@@ -80,7 +80,7 @@ GEO_DISTANCES = (0.25, 2.0)
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_rule_passes_and_its_broken_twins_fail(case, model):
     family, eps, delta, beta, kw, twins = case
-    cal = calibrate(family, eps, delta, beta, model, **kw)
+    cal = calibrate(family, epsilon=eps, delta=delta, beta=beta, model=model, **kw)
     distance = None if model == "dp" else GEO_DISTANCES
     report = worst_case_privacy_loss(cal, distance=distance)
     assert report.passed, str(report)
@@ -97,7 +97,7 @@ def test_rule_passes_and_its_broken_twins_fail(case, model):
 def test_polyplace_loss_reaches_epsilon_in_the_tail():
     # The supremum is exactly ε: as y → ∞ with S'/S = e^{−β} the ratio tends to e^{αβ} = e^ε. (Notes
     # §7.2 report 0.95ε at β = 0.9ε from an output grid that stops too early.)
-    report = worst_case_privacy_loss(calibrate("polyplace", 1.0, beta=0.9))
+    report = worst_case_privacy_loss(calibrate("polyplace", epsilon=1.0, beta=0.9))
     assert report.relative_loss == pytest.approx(1.0, abs=1e-6)
     assert report.worst.scale_ratio == pytest.approx(math.exp(-0.9), rel=1e-9)
     assert abs(report.worst.output) > 1e6
@@ -109,7 +109,7 @@ def test_polyplace_geo_holds_at_every_distance(distance):
     # endpoint test is exact at every d (no false alarms at large d).
     for beta in (0.05, 0.5, 0.95):
         report = worst_case_privacy_loss(
-            calibrate("polyplace", 1.0, beta=beta, model="geo"), distance=distance
+            calibrate("polyplace", epsilon=1.0, beta=beta, model="geo"), distance=distance
         )
         assert report.passed, str(report)
 
@@ -118,7 +118,7 @@ def test_uncapped_nrs_laplace_fails_at_large_epsilon():
     # NRS07's β = ε/(2 ln(2/δ)) with Lap(2/ε) is not (ε, δ)-DP at ε = 20, δ = 1e-5; this library's rule
     # (capped by docs Lemma 5) is.
     eps, delta = 20.0, 1e-5
-    cal = calibrate("laplace", eps, delta)
+    cal = calibrate("laplace", epsilon=eps, delta=delta)
     nrs = dataclasses.replace(cal, beta=eps / (2 * math.log(2 / delta)), noise=Laplace(2 / eps))
     report = worst_case_privacy_loss(nrs)
     assert not report.passed
@@ -140,7 +140,7 @@ def test_uncapped_nrs_laplace_fails_at_large_epsilon():
 
 def test_hockey_stick_of_the_calibrated_laplace_rule_at_the_worst_pair():
     # The divergence found by the search, recomputed with the vectorized function directly.
-    cal = calibrate("laplace", 1.0, 1e-5)
+    cal = calibrate("laplace", epsilon=1.0, delta=1e-5)
     report = worst_case_privacy_loss(cal)
     w = report.worst
     direct = hockey_stick_divergence(cal.noise, w.scale_ratio, w.shift, cal.epsilon)

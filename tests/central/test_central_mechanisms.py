@@ -30,9 +30,9 @@ PURE_TWINS = {
 
 
 def _loss(family, scale_factor=1.0, beta_factor=1.0):
-    cal = calibrate(family, EPS)
+    cal = calibrate(family, epsilon=EPS)
     noise = cal.noise.with_scale(scale_factor * cal.noise.scale)
-    configs = pair_configurations(Median(0.0, 1.0), beta_factor * cal.beta, N_RECORDS)
+    configs = pair_configurations(Median(bounds=(0.0, 1.0)), beta_factor * cal.beta, N_RECORDS)
     assert len(configs) > 500
     return max_pure_loss(noise, configs, max_log_density_ratio)
 
@@ -49,10 +49,10 @@ def test_broken_twin_exceeds_epsilon(family, twin):
 
 def test_median_mechanism_laplace_hockey_stick_at_most_delta_and_twins_fail():
     delta = 1e-6
-    cal = calibrate("laplace", EPS, delta)
+    cal = calibrate("laplace", epsilon=EPS, delta=delta)
 
     def worst(scale_factor, beta_factor):
-        configs = pair_configurations(Median(0.0, 1.0), beta_factor * cal.beta, N_RECORDS)
+        configs = pair_configurations(Median(bounds=(0.0, 1.0)), beta_factor * cal.beta, N_RECORDS)
         noise = cal.noise.with_scale(scale_factor * cal.noise.scale)
         return float(np.max(hockey_stick_divergence(noise, configs[:, 0], configs[:, 1], EPS)))
 
@@ -69,28 +69,59 @@ def test_polyplace_mechanism_is_tight_on_the_median():
 # -- the release record ------------------------------------------------------------------------------------
 def test_release_reports_guarantee_beta_scale_and_source():
     x = np.array([0.1, 0.2, 0.25, 0.3, 0.9])
-    mech = SmoothSensitivityMechanism(Median(0, 1), 0.5)
+    mech = SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=0.5)
     rel = mech.release(x, rng=3)
-    cal = calibrate("polyplace", 0.5)
-    s = Median(0, 1).smooth_sensitivity(x, cal.beta)
-    assert rel.guarantee == PureDP(0.5)
-    assert rel.beta == cal.beta and rel.smooth_sensitivity == s
-    assert rel.noise_scale == pytest.approx(s * cal.noise.scale)
-    assert rel.noise_std == pytest.approx(s * cal.noise.std())
-    assert rel.statistic == "median" and "Theorem 8" in rel.source and "NRS07" in rel.source
-    assert "smooth_sensitivity" in rel.details["not_private"]
+    cal = calibrate("polyplace", epsilon=0.5)
+    s = Median(bounds=(0, 1)).smooth_sensitivity(x, cal.beta)
+    assert rel.guarantee == PureDP(0.5) and rel.guarantee.neighbours == "substitution"
+    secret = rel.not_private
+    assert rel.beta == cal.beta and secret.smooth_sensitivity == s
+    assert secret.noise_scale == pytest.approx(s * cal.noise.scale)
+    assert secret.noise_std == pytest.approx(s * cal.noise.std())
+    assert rel.statistic == "median" and "Theorem 8" in rel.source and "Nissim" in rel.source
+    assert rel.proof == "docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism"
+    assert rel.details["neighbours"] == "substitution" and rel.details["noise_family"] == "polyplace"
     # The value is f(x) + S·Z with Z drawn from the calibrated noise by the same generator.
     z = float(cal.noise.sample(None, smoothdp.default_rng(3)))
     assert rel.value == pytest.approx(0.25 + s * z, rel=1e-12)
 
 
+def _shown(rel) -> str:
+    return repr(rel) + str(rel) + repr(rel.to_dict()) + repr(rel.details)
+
+
+@pytest.mark.parametrize("noise", ["polyplace", "student_t", "laplace"])
+def test_repr_str_and_to_dict_hide_smooth_sensitivity_and_noise_scale(noise):
+    x = np.array([0.12, 0.2, 0.25, 0.31, 0.9, 0.93, 0.4])
+    delta = 1e-6 if noise == "laplace" else 0.0
+    rel = smoothdp.median(x, epsilon=0.7, bounds=(0, 1), noise=noise, delta=delta, rng=5)
+    secret = rel.not_private
+    shown = _shown(rel)
+    for value in (secret.smooth_sensitivity, secret.noise_scale, secret.noise_std):
+        assert isinstance(value, float) and value > 0
+        assert repr(value) not in shown and f"{value:.6g}" not in shown and f"{value:.4g}" not in shown
+    assert "hidden" in repr(secret)
+    assert "not_private" not in rel.to_dict()
+
+
+def test_add_remove_mean_release_hides_n():
+    # Under add/remove n is private; S = (u − l)/n would give it away: it stays in not_private.
+    x = np.linspace(1.0, 9.0, 37)
+    rel = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), rng=0)
+    assert rel.guarantee == PureDP(1.0, neighbours="add_remove")
+    assert rel.not_private.smooth_sensitivity == pytest.approx(10 / 37, rel=1e-11)
+    shown = _shown(rel)
+    assert "37" not in shown.replace(repr(rel.value), "").replace(f"{rel.value:.6g}", "")
+    assert f"{rel.not_private.smooth_sensitivity:.6g}" not in shown
+
+
 def test_sample_is_the_release_law():
     x = np.linspace(0, 1, 21)
-    mech = SmoothSensitivityMechanism(Quantile(0.25, 0, 1), 1.0, "student_t")
+    mech = SmoothSensitivityMechanism(Quantile(0.25, bounds=(0, 1)), epsilon=1.0, noise="student_t")
     draws = mech.sample(x, 4000, rng=1)
     cal = mech.calibration
     s = mech.smooth_sensitivity(x)
-    z = (draws - Quantile(0.25, 0, 1).value(x)) / s
+    z = (draws - Quantile(0.25, bounds=(0, 1)).value(x)) / s
     # KS against the calibrated noise law
     from scipy import stats
 
@@ -100,50 +131,148 @@ def test_sample_is_the_release_law():
 @pytest.mark.parametrize("noise", ["polyplace", "student_t", "cauchy", "laplace"])
 def test_every_noise_family_releases(noise):
     delta = 1e-6 if noise == "laplace" else 0.0
-    rel = SmoothSensitivityMechanism(TrimmedMean(1, 0, 10), 1.0, noise, delta).release(
-        [1, 2, 3, 4, 9.0], rng=0
-    )
+    mech = SmoothSensitivityMechanism(TrimmedMean(1, bounds=(0, 10)), epsilon=1.0, noise=noise, delta=delta)
+    rel = mech.release([1, 2, 3, 4, 9.0], rng=0)
     assert math.isfinite(rel.value)
     assert rel.guarantee == (ApproxDP(1.0, delta) if delta else PureDP(1.0))
 
 
 def test_from_calibration_refuses_geo_and_linear_growth():
-    cal = calibrate("laplace", 1.0, 1e-6, model="geo")
+    cal = calibrate("laplace", epsilon=1.0, delta=1e-6, model="geo")
     with pytest.raises(ValueError, match="model must be 'dp'"):
-        SmoothSensitivityMechanism.from_calibration(Median(0, 1), cal)
-    cal = dataclasses.replace(calibrate("polyplace", 1.0), growth="linear")
+        SmoothSensitivityMechanism.from_calibration(Median(bounds=(0, 1)), cal)
+    cal = dataclasses.replace(calibrate("polyplace", epsilon=1.0), growth="linear")
     with pytest.raises(ValueError, match="growth"):
-        SmoothSensitivityMechanism.from_calibration(Median(0, 1), cal)
+        SmoothSensitivityMechanism.from_calibration(Median(bounds=(0, 1)), cal)
 
 
 # -- numpy-style entry points --------------------------------------------------------------------------------
 def test_entry_points_match_the_mechanism():
     rng_seed = 12
     x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
+    b = (0, 10)
     pairs = [
-        (smoothdp.median(x, 1.0, (0, 10), rng=rng_seed), Median(0, 10)),
-        (smoothdp.quantile(x, 0.75, 1.0, (0, 10), rng=rng_seed), Quantile(0.75, 0, 10)),
-        (smoothdp.trimmed_mean(x, 0.25, 1.0, (0, 10), rng=rng_seed), TrimmedMean(0.25, 0, 10)),
-        (smoothdp.mean(x, 1.0, (0, 10), rng=rng_seed), Mean(0, 10)),
+        (smoothdp.median(x, epsilon=1.0, bounds=b, rng=rng_seed), Median(bounds=b)),
+        (smoothdp.quantile(x, 0.75, epsilon=1.0, bounds=b, rng=rng_seed), Quantile(0.75, bounds=b)),
+        (smoothdp.trimmed_mean(x, 0.25, epsilon=1.0, bounds=b, rng=rng_seed), TrimmedMean(0.25, bounds=b)),
+        (smoothdp.mean(x, epsilon=1.0, bounds=b, rng=rng_seed), Mean(bounds=b)),
     ]
     for rel, stat in pairs:
-        expected = SmoothSensitivityMechanism(stat, 1.0).release(x, rng=rng_seed)
+        expected = SmoothSensitivityMechanism(stat, epsilon=1.0).release(x, rng=rng_seed)
         assert rel.value == expected.value and rel.statistic == stat.name
+        assert rel.guarantee == expected.guarantee
+        assert rel.guarantee.neighbours == stat.neighbours == rel.details["neighbours"]
+
+
+def test_entry_points_pass_noise_options_to_the_family():
+    x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
+    rel = smoothdp.median(x, epsilon=1.0, bounds=(0, 10), noise="student_t", df=5, rng=3)
+    expected = SmoothSensitivityMechanism(Median(bounds=(0, 10)), epsilon=1.0, noise="student_t", df=5)
+    assert rel.value == expected.release(x, rng=3).value
+    assert rel.value != smoothdp.median(x, epsilon=1.0, bounds=(0, 10), noise="student_t", rng=3).value
 
 
 def test_entry_point_errors():
     with pytest.raises(ValueError, match="lower < upper"):
-        smoothdp.median([1.0, 2.0], 1.0, (5, 0))
+        smoothdp.median([1.0, 2.0], epsilon=1.0, bounds=(5, 0))
     with pytest.raises(ValueError, match="outside the declared bounds"):
-        smoothdp.median([1.0, 20.0], 1.0, (0, 10))
-    assert math.isfinite(smoothdp.median([1.0, 20.0], 1.0, (0, 10), clip=True, rng=0).value)
+        smoothdp.median([1.0, 20.0], epsilon=1.0, bounds=(0, 10))
+    assert math.isfinite(smoothdp.median([1.0, 20.0], epsilon=1.0, bounds=(0, 10), clip=True, rng=0).value)
     with pytest.raises(ValueError, match="epsilon"):
-        smoothdp.median([1.0], -1.0, (0, 10))
+        smoothdp.median([1.0], epsilon=-1.0, bounds=(0, 10))
     with pytest.raises(ValueError, match="delta"):
-        smoothdp.median([1.0], 1.0, (0, 10), noise="laplace")
+        smoothdp.median([1.0], epsilon=1.0, bounds=(0, 10), noise="laplace")
     with pytest.raises(ValueError, match="noise"):
-        smoothdp.median([1.0], 1.0, (0, 10), noise="gauss")
+        smoothdp.median([1.0], epsilon=1.0, bounds=(0, 10), noise="gauss")
     with pytest.raises(ValueError, match="beta"):
-        smoothdp.median([1.0], 1.0, (0, 10), beta=2.0)
+        smoothdp.median([1.0], epsilon=1.0, bounds=(0, 10), beta=2.0)
     with pytest.raises(ValueError, match="too many"):
-        smoothdp.trimmed_mean([1.0, 2.0], 1, 1.0, (0, 10))
+        smoothdp.trimmed_mean([1.0, 2.0], 1, epsilon=1.0, bounds=(0, 10))
+
+
+def test_a_keyword_of_another_noise_is_an_error_naming_the_valid_ones():
+    # The issue's example: `df` does nothing for PolyPlace, so it must not be silently ignored.
+    with pytest.raises(TypeError, match=r"'df'.*keywords: none"):
+        smoothdp.median([1.0, 2.0, 3.0], epsilon=1, bounds=(-10, 10), df=5)
+    with pytest.raises(TypeError, match=r"'gamma'.*keywords: df, constants"):
+        smoothdp.quantile([1.0, 2.0], 0.5, epsilon=1, bounds=(0, 10), noise="student_t", gamma=2)
+    with pytest.raises(TypeError, match=r"'df'.*keywords: gamma, dimension, constants"):
+        SmoothSensitivityMechanism(Median(bounds=(0, 10)), epsilon=1.0, noise="cauchy", df=3)
+    with pytest.raises(TypeError, match="'shape'"):
+        smoothdp.mean([1.0], epsilon=1, bounds=(0, 10), shape=2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: smoothdp.median([1.0, 2.0], 1.0, (0, 10)),
+        lambda: smoothdp.quantile([1.0, 2.0], 0.5, 1.0, bounds=(0, 10)),
+        lambda: smoothdp.trimmed_mean([1.0, 2.0, 3.0], 0, 1.0, bounds=(0, 10)),
+        lambda: smoothdp.mean([1.0, 2.0], 1.0, bounds=(0, 10)),
+        lambda: SmoothSensitivityMechanism(Median(bounds=(0, 10)), 1.0),
+        lambda: Median(0, 10),
+        lambda: Quantile(0.5, 0, 10),
+        lambda: TrimmedMean(1, 0, 10),
+    ],
+)
+def test_positional_privacy_parameters_and_bounds_are_refused(call):
+    with pytest.raises(TypeError, match="positional"):
+        call()
+
+
+def test_statistics_take_bounds_and_report_their_relation():
+    med = Median(bounds=(0, 100))
+    assert med.bounds == (0.0, 100.0) and med.lower == 0.0 and med.upper == 100.0
+    assert med.value([10.0, 50.0, 70.0]) == 50.0
+    assert repr(med) == "Median(bounds=(0, 100), clip=False)"
+    assert Quantile(0.9, bounds=(0, 100), clip=True).value([150.0]) == 100.0
+    assert TrimmedMean(0.1, bounds=(0, 1)).bounds == (0.0, 1.0)
+    assert {s.neighbours for s in (med, Quantile(0.2, bounds=(0, 1)), TrimmedMean(1, bounds=(0, 1)))} == {
+        "substitution"
+    }
+    assert Mean(bounds=(0, 1)).neighbours == "add_remove"
+    with pytest.raises(TypeError, match="pair"):
+        Median(bounds=5)
+
+
+# -- the accountant -----------------------------------------------------------------------------------------
+def test_the_issue_done_when_example():
+    x = np.random.default_rng(0).uniform(0, 100, 500)
+    acc = smoothdp.Accountant(epsilon=1.0)
+    smoothdp.median(x, epsilon=0.5, bounds=(0, 100), accountant=acc)
+    smoothdp.quantile(x, 0.9, epsilon=0.4, bounds=(0, 100), accountant=acc)
+    with pytest.raises(smoothdp.BudgetError):
+        smoothdp.mean(x, epsilon=0.2, bounds=(0, 100), accountant=acc)
+    assert acc.spent == 0.9 and len(acc) == 2
+
+
+def test_a_refused_charge_draws_no_noise_and_records_nothing():
+    x = np.random.default_rng(1).uniform(0, 100, 200)
+    acc = smoothdp.Accountant(epsilon=0.3)
+    gen, twin = smoothdp.default_rng(7), smoothdp.default_rng(7)  # the same stream twice
+    with pytest.raises(smoothdp.BudgetError):
+        smoothdp.median(x, epsilon=0.5, bounds=(0, 100), rng=gen, accountant=acc)
+    assert gen.random(4).tolist() == twin.random(4).tolist()  # the generator did not advance: no noise
+    assert len(acc) == 0 and acc.spent == 0.0
+    # A release that fits is charged once, with the mechanism's guarantee, and draws from the generator.
+    rel = smoothdp.median(x, epsilon=0.3, bounds=(0, 100), rng=gen, accountant=acc)
+    assert gen.random(4).tolist() != twin.random(4).tolist()
+    assert [c.guarantee for c in acc.charges] == [rel.guarantee] and acc.spent == 0.3
+
+
+def test_bad_data_is_refused_before_the_accountant_is_charged():
+    acc = smoothdp.Accountant(epsilon=1.0)
+    with pytest.raises(ValueError, match="outside the declared bounds"):
+        smoothdp.median([1.0, 200.0], epsilon=0.5, bounds=(0, 100), accountant=acc)
+    assert len(acc) == 0
+
+
+def test_add_remove_mean_on_a_substitution_accountant_costs_twice():
+    acc = smoothdp.Accountant(epsilon=1.0)
+    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc, rng=0)
+    assert acc.spent == 0.5  # a substitution is a removal and an addition
+    acc_ar = smoothdp.Accountant(epsilon=1.0, neighbours="add_remove")
+    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc_ar, rng=0)
+    assert acc_ar.spent == 0.25
+    with pytest.raises(ValueError, match="does not convert"):
+        smoothdp.median([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc_ar, rng=0)

@@ -30,16 +30,16 @@ def _cases(rng, n_cases, n_range, integer=True):
 def _stat_and_reference(kind, n, rng):
     """A statistic object and an independent row-wise reference implementation of it."""
     if kind == "median":
-        return Median(LO, HI), lambda rows: np.sort(rows, axis=1)[:, (rows.shape[1] - 1) // 2]
+        return Median(bounds=(LO, HI)), lambda rows: np.sort(rows, axis=1)[:, (rows.shape[1] - 1) // 2]
     if kind == "quantile":
         q = float(rng.choice([0.0, 0.1, 0.3, 0.5, 0.75, 1.0]))
-        return Quantile(q, LO, HI), lambda rows: np.quantile(rows, q, axis=1, method="inverted_cdf")
+        return Quantile(q, bounds=(LO, HI)), lambda rows: np.quantile(rows, q, axis=1, method="inverted_cdf")
     if kind == "min":
-        return Min(LO, HI), lambda rows: rows.min(axis=1)
+        return Min(bounds=(LO, HI)), lambda rows: rows.min(axis=1)
     if kind == "max":
-        return Max(LO, HI), lambda rows: rows.max(axis=1)
+        return Max(bounds=(LO, HI)), lambda rows: rows.max(axis=1)
     m = int(rng.integers(0, (n + 1) // 2))
-    return TrimmedMean(m, LO, HI), lambda rows: trimmed_rows(rows, m)
+    return TrimmedMean(m, bounds=(LO, HI)), lambda rows: trimmed_rows(rows, m)
 
 
 KINDS = ["median", "quantile", "min", "max", "trimmed"]
@@ -47,8 +47,8 @@ KINDS = ["median", "quantile", "min", "max", "trimmed"]
 
 # -- values and index rules ------------------------------------------------------------------------------
 def test_median_is_the_lower_middle_order_statistic_not_np_median():
-    assert Median(0, 10).value([4.0, 1.0, 3.0, 2.0]) == 2.0  # np.median would give 2.5
-    assert Median(0, 10).value([5.0, 1.0, 3.0]) == 3.0
+    assert Median(bounds=(0, 10)).value([4.0, 1.0, 3.0, 2.0]) == 2.0  # np.median would give 2.5
+    assert Median(bounds=(0, 10)).value([5.0, 1.0, 3.0]) == 3.0
 
 
 def test_quantile_matches_numpy_inverted_cdf():
@@ -56,27 +56,27 @@ def test_quantile_matches_numpy_inverted_cdf():
     for q in [0.0, 0.5, 1.0, *rng.uniform(0, 1, 20)]:
         for n in [1, 2, 3, 7, 10, 20, 101]:
             x = rng.uniform(0, 1, n)
-            assert Quantile(q, 0, 1).value(x) == np.quantile(x, q, method="inverted_cdf")
+            assert Quantile(q, bounds=(0, 1)).value(x) == np.quantile(x, q, method="inverted_cdf")
 
 
 def test_quantile_rank_uses_the_decimal_q_exactly():
     x = np.arange(1.0, 11.0)
-    assert Quantile(0.3, 0, 100).value(x) == 3.0  # 0.3·10 = 3.0000000000000004 in floats
-    assert Quantile(0.1, 0, 100).value(x) == 1.0  # the double 0.1 is slightly above 1/10
-    assert Quantile(0.7, 0, 100).value(x) == 7.0
+    assert Quantile(0.3, bounds=(0, 100)).value(x) == 3.0  # 0.3·10 = 3.0000000000000004 in floats
+    assert Quantile(0.1, bounds=(0, 100)).value(x) == 1.0  # the double 0.1 is slightly above 1/10
+    assert Quantile(0.7, bounds=(0, 100)).value(x) == 7.0
 
 
 def test_trimmed_mean_matches_scipy():
     rng = np.random.default_rng(2)
     x = rng.uniform(0, 5, 57)
-    assert TrimmedMean(0.1, 0, 5).value(x) == pytest.approx(stats.trim_mean(x, 0.1), rel=1e-14)
-    assert TrimmedMean(3, 0, 5).value(x) == pytest.approx(np.sort(x)[3:-3].mean(), rel=1e-14)
+    assert TrimmedMean(0.1, bounds=(0, 5)).value(x) == pytest.approx(stats.trim_mean(x, 0.1), rel=1e-14)
+    assert TrimmedMean(3, bounds=(0, 5)).value(x) == pytest.approx(np.sort(x)[3:-3].mean(), rel=1e-14)
 
 
 def test_clipping_only_when_asked():
     with pytest.raises(ValueError, match="outside the declared bounds"):
-        Median(0, 1).value([0.5, 2.0, 0.1])
-    assert Median(0, 1, clip=True).value([0.5, 2.0, 3.0]) == 1.0
+        Median(bounds=(0, 1)).value([0.5, 2.0, 0.1])
+    assert Median(bounds=(0, 1), clip=True).value([0.5, 2.0, 3.0]) == 1.0
 
 
 # -- A^(k) against brute force -----------------------------------------------------------------------------
@@ -134,7 +134,7 @@ def test_smooth_sensitivity_is_max_over_k_of_decayed_local_sensitivity():
     rng = np.random.default_rng(5)
     for n, beta in [(3001, 0.002), (2000, 0.05), (999, 1.0)]:
         x = np.round(rng.gamma(2.0, 1.5, n).clip(LO, HI), 2)
-        stat = Median(LO, HI)
+        stat = Median(bounds=(LO, HI))
         d = stat.prepare(x)
         kform = max(math.exp(-beta * k) * stat._local_sensitivity(d, k) for k in range(n + 2))
         assert kform <= stat.smooth_sensitivity(d, beta) <= kform * (1 + 1e-11)
@@ -142,7 +142,7 @@ def test_smooth_sensitivity_is_max_over_k_of_decayed_local_sensitivity():
 
 def test_all_equal_data_gives_tiny_positive_smooth_sensitivity():
     x = np.full(1001, 4.0)
-    s = Median(LO, HI).smooth_sensitivity(x, 0.5)
+    s = Median(bounds=(LO, HI)).smooth_sensitivity(x, 0.5)
     assert 0 < s <= 6.0 * math.exp(-0.5 * 500) * (1 + 1e-11) + np.finfo(float).tiny
 
 
@@ -180,8 +180,8 @@ def _mean_ls_exact(y, lo, hi):
 def test_mean_bound_covers_removals_that_pdp_ignores():
     y = np.array([100.0] + [0.0] * 9)
     exact = _mean_ls_exact(y, 0.0, 100.0)
-    assert exact > 100.0 / 11  # PDP's u/(n+1) is not an upper bound
-    assert exact <= Mean(0, 100).local_sensitivity(y, 0)
+    assert exact > 100.0 / 11  # the textbook's u/(n+1) (Near & Abuah) is not an upper bound
+    assert exact <= Mean(bounds=(0, 100)).local_sensitivity(y, 0)
 
 
 def test_mean_local_sensitivity_at_distance_k_bounds_brute_force():
@@ -192,7 +192,7 @@ def test_mean_local_sensitivity_at_distance_k_bounds_brute_force():
         frontier, seen = [tuple(sorted(x))], {tuple(sorted(x))}
         for k in range(3):
             worst = max(_mean_ls_exact(list(y), 0.0, 10.0) for y in seen)
-            assert worst <= Mean(0, 10).local_sensitivity(x, k) * (1 + 1e-12)
+            assert worst <= Mean(bounds=(0, 10)).local_sensitivity(x, k) * (1 + 1e-12)
             nxt = []
             for y in frontier:
                 moves = [(*y, v) for v in grid] + [y[:i] + y[i + 1 :] for i in range(len(y))]
@@ -208,10 +208,10 @@ def test_mean_smooth_sensitivity_closed_form_and_smoothness():
     for n in [1, 2, 5, 50, 1000]:
         for beta in [0.001, 0.1, 1.0]:
             direct = max(10.0 / max(n - k, 1) * math.exp(-beta * k) for k in range(n + 5))
-            s = Mean(0, 10).smooth_sensitivity(np.full(n, 3.0), beta)
+            s = Mean(bounds=(0, 10)).smooth_sensitivity(np.full(n, 3.0), beta)
             assert direct <= s <= direct * (1 + 1e-11)
             if n > 1:  # neighbour with one record removed
-                s_minus = Mean(0, 10).smooth_sensitivity(np.full(n - 1, 3.0), beta)
+                s_minus = Mean(bounds=(0, 10)).smooth_sensitivity(np.full(n - 1, 3.0), beta)
                 assert s_minus <= math.exp(beta) * s * (1 + 1e-11)
                 assert s <= math.exp(beta) * s_minus * (1 + 1e-11)
 
@@ -219,22 +219,22 @@ def test_mean_smooth_sensitivity_closed_form_and_smoothness():
 # -- bad input --------------------------------------------------------------------------------------------
 def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match="lower < upper"):
-        Median(5, 1)
+        Median(bounds=(5, 1))
     with pytest.raises(ValueError, match="finite"):
-        Median(0, 1).value([0.2, np.nan])
+        Median(bounds=(0, 1)).value([0.2, np.nan])
     with pytest.raises(ValueError, match="at least 1"):
-        Median(0, 1).value([])
+        Median(bounds=(0, 1)).value([])
     with pytest.raises(ValueError, match="ndim"):
-        Median(0, 1).value([[0.1, 0.2]])
+        Median(bounds=(0, 1)).value([[0.1, 0.2]])
     with pytest.raises(ValueError, match="too many for n=4"):
-        TrimmedMean(2, 0, 1).value([0.1, 0.2, 0.3, 0.4])
+        TrimmedMean(2, bounds=(0, 1)).value([0.1, 0.2, 0.3, 0.4])
     with pytest.raises(ValueError, match="trim"):
-        TrimmedMean(0.5, 0, 1)
+        TrimmedMean(0.5, bounds=(0, 1))
     with pytest.raises(ValueError, match="q must be in"):
-        Quantile(1.5, 0, 1)
+        Quantile(1.5, bounds=(0, 1))
     with pytest.raises(ValueError, match="beta"):
-        Median(0, 1).smooth_sensitivity([0.5], 0.0)
+        Median(bounds=(0, 1)).smooth_sensitivity([0.5], 0.0)
     with pytest.raises(ValueError, match="k must be"):
-        Median(0, 1).local_sensitivity([0.5], -1)
+        Median(bounds=(0, 1)).local_sensitivity([0.5], -1)
     with pytest.raises(TypeError, match="clip"):
-        Median(0, 1, clip="yes")
+        Median(bounds=(0, 1), clip="yes")

@@ -69,14 +69,27 @@ SMALL, LARGE = [0.0, 0.0], [0.0, 0.0, 1.0]  # add/remove neighbours
 
 
 def test_balanced_partition_breaks_epsilon_under_add_remove():
-    mech = SampleAndAggregate(_size_sensitive, 2, (0.0, 1.0), EPSILON, partition="balanced")
+    mech = SampleAndAggregate(
+        _size_sensitive, n_blocks=2, bounds=(0.0, 1.0), epsilon=EPSILON, partition="balanced"
+    )
     law_small, law_large = _exact_law(mech, SMALL), _exact_law(mech, LARGE)
     assert law_small == {0.0: 1.0}
     assert law_large[1.0] == pytest.approx(1 / 3)
     loss = _max_privacy_loss(law_small, law_large, mech._noise.scale)
     assert loss == pytest.approx(math.log(2 / 3 + math.exp(2 * EPSILON) / 3), rel=1e-9)  # 2ε − ln 3 + …
     assert loss > EPSILON
-    assert "not add/remove" in mech.release(LARGE, rng=1).details["neighbours"]
+    # ... so the balanced partition states its guarantee under substitution only, and refuses add/remove.
+    assert mech.guarantee.neighbours == "substitution"
+    assert mech.release(LARGE, rng=1).guarantee.neighbours == "substitution"
+    with pytest.raises(ValueError, match="add_remove"):
+        SampleAndAggregate(
+            _size_sensitive,
+            n_blocks=2,
+            bounds=(0.0, 1.0),
+            epsilon=EPSILON,
+            partition="balanced",
+            neighbours="add_remove",
+        )
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -85,22 +98,34 @@ def test_balanced_partition_breaks_epsilon_under_add_remove():
     [(SMALL, LARGE), ([0.0, 1.0], [0.0, 1.0, 1.0]), ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0]), ([1.0], [0.0, 1.0])],
 )
 def test_independent_partition_is_private_under_add_remove_and_substitution(k, x, y):
-    mech = SampleAndAggregate(_size_sensitive, k, (0.0, 1.0), EPSILON, partition="independent")
+    mech = SampleAndAggregate(
+        _size_sensitive, n_blocks=k, bounds=(0.0, 1.0), epsilon=EPSILON, partition="independent"
+    )
     loss = _max_privacy_loss(_exact_law(mech, x), _exact_law(mech, y), mech._noise.scale)
     assert loss <= EPSILON * (1 + 1e-9)
-    assert "add" in mech.release(y, rng=1).details["neighbours"]
+    assert mech.release(y, rng=1).guarantee.neighbours == "add_remove"
+    # The same ε holds under substitution (x ~ x with one record changed): stated on request.
+    sub = SampleAndAggregate(
+        _size_sensitive, n_blocks=k, bounds=(0.0, 1.0), epsilon=EPSILON, neighbours="substitution"
+    )
+    assert sub.release(y, rng=1).guarantee.neighbours == "substitution"
+    y_sub = [1.0 - v if i == 0 else v for i, v in enumerate(y)]
+    loss_sub = _max_privacy_loss(_exact_law(sub, y), _exact_law(sub, y_sub), sub._noise.scale)
+    assert loss_sub <= EPSILON * (1 + 1e-9)
 
 
 def test_independent_partition_broken_twin_fails():
     # The same exact check catches a 0.8× aggregator noise (it is not vacuous).
-    mech = SampleAndAggregate(_size_sensitive, 2, (0.0, 1.0), EPSILON, partition="independent")
+    mech = SampleAndAggregate(
+        _size_sensitive, n_blocks=2, bounds=(0.0, 1.0), epsilon=EPSILON, partition="independent"
+    )
     loss = _max_privacy_loss(_exact_law(mech, [1.0]), _exact_law(mech, [0.0, 1.0]), 0.8 * mech._noise.scale)
     assert loss > EPSILON
 
 
 def test_substitution_changes_one_block_under_the_shared_permutation():
     # Substituting record j changes only the block that holds position j, for every permutation.
-    mech = SampleAndAggregate("mean", 3, (0.0, 10.0), 1.0, partition="balanced")
+    mech = SampleAndAggregate("mean", n_blocks=3, bounds=(0.0, 10.0), epsilon=1.0, partition="balanced")
     x = np.arange(10.0)
     y = x.copy()
     y[4] = 9.5
@@ -112,8 +137,8 @@ def test_substitution_changes_one_block_under_the_shared_permutation():
 def test_independent_partition_vectorized_mean_matches_a_callable():
     x = np.random.default_rng(3).uniform(0, 1, 50)
     labels = np.random.default_rng(4).integers(0, 7, size=(4, 50))
-    fast = SampleAndAggregate("mean", 7, (0.0, 1.0), 1.0, partition="independent")
-    slow = SampleAndAggregate(np.mean, 7, (0.0, 1.0), 1.0, partition="independent")
+    fast = SampleAndAggregate("mean", n_blocks=7, bounds=(0.0, 1.0), epsilon=1.0, partition="independent")
+    slow = SampleAndAggregate(np.mean, n_blocks=7, bounds=(0.0, 1.0), epsilon=1.0, partition="independent")
     np.testing.assert_allclose(
         fast.block_outputs_from_labels(x, labels), slow.block_outputs_from_labels(x, labels)
     )
@@ -121,7 +146,7 @@ def test_independent_partition_vectorized_mean_matches_a_callable():
 
 def test_bad_partition_and_labels_are_refused():
     with pytest.raises(ValueError, match="partition"):
-        SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, partition="random")
-    mech = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, partition="independent")
+        SampleAndAggregate("mean", n_blocks=3, bounds=(0.0, 1.0), epsilon=1.0, partition="random")
+    mech = SampleAndAggregate("mean", n_blocks=3, bounds=(0.0, 1.0), epsilon=1.0, partition="independent")
     with pytest.raises(ValueError, match="labels"):
         mech.block_outputs_from_labels([0.1, 0.2], [[0, 3]])

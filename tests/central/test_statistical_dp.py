@@ -1,4 +1,4 @@
-"""Statistical (ε, δ) tests on adversarial neighbours (notes/landscape.md §2.6, recipe 2), with broken twins.
+"""Statistical (ε, δ) tests on adversarial neighbours, with broken twins.
 
 Every mechanism is sampled on two neighbouring inputs chosen where the test has power (the local
 sensitivity jumps, PTR at the threshold of its distance test, block outputs that flip the aggregate, the
@@ -56,12 +56,14 @@ FAMILIES = [("polyplace", 0.0, 0.8), ("student_t", 0.0, 0.5), ("cauchy", 0.0, 0.
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize(("family", "delta", "twin_scale"), FAMILIES)
 def test_median_mechanism_passes_and_its_twin_fails(family, delta, twin_scale, n):
-    mech = SmoothSensitivityMechanism(Median(0, 1), 1.0, family, delta)
-    ok = audit(lambda k, g: mech.sample(JUMP_X, k, g), lambda k, g: mech.sample(JUMP_XP, k, g), 1.0, delta, n)
+    mech = SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=1.0, noise=family, delta=delta)
+    ok = audit(
+        lambda k, g: mech.sample(JUMP_X, k, rng=g), lambda k, g: mech.sample(JUMP_XP, k, rng=g), 1.0, delta, n
+    )
     assert ok.passed, ok
     twin = _twin(mech, scale_factor=twin_scale)
     bad = audit(
-        lambda k, g: twin.sample(JUMP_X, k, g), lambda k, g: twin.sample(JUMP_XP, k, g), 1.0, delta, n
+        lambda k, g: twin.sample(JUMP_X, k, rng=g), lambda k, g: twin.sample(JUMP_XP, k, rng=g), 1.0, delta, n
     )
     assert not bad.passed, bad
 
@@ -74,14 +76,22 @@ DILATE_X, DILATE_XP = np.array([0.05, 0.3, 1.0, 1.0, 1.0]), np.array([0.05, 0.3,
     ("beta_factor", "n"), [(3.0, N), pytest.param(2.0, 1_000_000, marks=pytest.mark.slow)]
 )
 def test_polyplace_beta_twin_fails_where_the_sensitivity_dilates(beta_factor, n):
-    mech = SmoothSensitivityMechanism(Median(0, 1), 1.0)
+    mech = SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=1.0)
     ok = audit(
-        lambda k, g: mech.sample(DILATE_X, k, g), lambda k, g: mech.sample(DILATE_XP, k, g), 1.0, 0.0, n
+        lambda k, g: mech.sample(DILATE_X, k, rng=g),
+        lambda k, g: mech.sample(DILATE_XP, k, rng=g),
+        1.0,
+        0.0,
+        n,
     )
     assert ok.passed, ok
     twin = _twin(mech, beta_factor=beta_factor)
     bad = audit(
-        lambda k, g: twin.sample(DILATE_X, k, g), lambda k, g: twin.sample(DILATE_XP, k, g), 1.0, 0.0, n
+        lambda k, g: twin.sample(DILATE_X, k, rng=g),
+        lambda k, g: twin.sample(DILATE_XP, k, rng=g),
+        1.0,
+        0.0,
+        n,
     )
     assert not bad.passed, bad
 
@@ -95,7 +105,7 @@ class _NoiselessTest(ProposeTestRelease):
 
 
 class _PdpThreshold(ProposeTestRelease):
-    """Broken twin: seed 001's threshold ln(2/δ)/(2ε₁), which gives δ' = ½√(δ/2) > δ for small δ."""
+    """Broken twin: the textbook threshold ln(2/δ)/(2ε₁) (Near & Abuah), which gives δ' = ½√(δ/2) > δ."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -110,7 +120,7 @@ def _ptr_sampler(mech, x):
     """
 
     def sample(k, g):
-        y = mech.sample(x, k, g)
+        y = mech.sample(x, k, rng=g)
         return np.where(np.isnan(y), REFUSED, np.clip(np.round(10 * np.nan_to_num(y)), -50, 60)).astype(
             np.int64
         )
@@ -122,16 +132,16 @@ def _ptr_sampler(mech, x):
 def test_ptr_at_the_threshold_and_its_noiseless_twin(n):
     # D(x) = 7 ≥ T = ln(1/(2δ))/ε₁ = 6.21 > D(x') = 6: a noiseless test releases on x, refuses on x'.
     eps, delta = 2.0, 1e-3
-    stat = Median(0, 1)
+    stat = Median(bounds=(0, 1))
     x = np.array([0.0] * 3 + [0.5] * 7 + [1.0] * 3)
     xp = np.array([0.0] * 4 + [0.5] * 6 + [1.0] * 3)
     # (Gaps of 0.5 are not > b = 0.6; only a span from a 0 to a 1 is, which needs 7 resp. 6 steps.)
     assert distance_to_instability(stat, x, 0.6) == 7 and distance_to_instability(stat, xp, 0.6) == 6
-    mech = ProposeTestRelease(stat, 0.6, eps, delta)
+    mech = ProposeTestRelease(stat, proposed_bound=0.6, epsilon=eps, delta=delta)
     assert 6 < mech.threshold < 7
     ok = audit(_ptr_sampler(mech, x), _ptr_sampler(mech, xp), eps, delta, n)
     assert ok.passed, ok
-    twin = _NoiselessTest(stat, 0.6, eps, delta)
+    twin = _NoiselessTest(stat, proposed_bound=0.6, epsilon=eps, delta=delta)
     bad = audit(_ptr_sampler(twin, x), _ptr_sampler(twin, xp), eps, delta, n)
     assert not bad.passed and bad.delta_lower > 0.5, bad
 
@@ -140,15 +150,15 @@ def test_ptr_at_the_threshold_and_its_noiseless_twin(n):
 def test_ptr_unstable_pair_releases_with_probability_delta_and_pdp_threshold_fails(n):
     # Both at distance 0 (LS = 1 > b); their medians differ by 1, so every release on x is exposed.
     eps, delta = 2.0, 1e-3
-    stat = Median(0, 1)
+    stat = Median(bounds=(0, 1))
     x, xp = np.array([0.0, 0.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 1.0, 1.0])
     assert distance_to_instability(stat, x, 0.1) == 0 == distance_to_instability(stat, xp, 0.1)
-    mech = ProposeTestRelease(stat, 0.1, eps, delta)
-    released = np.isfinite(mech.sample(x, n, 1)).mean()
+    mech = ProposeTestRelease(stat, proposed_bound=0.1, epsilon=eps, delta=delta)
+    released = np.isfinite(mech.sample(x, n, rng=1)).mean()
     assert abs(released - delta) < 6 * math.sqrt(delta / n)  # ½e^{−ε₁T} = δ exactly
     ok = audit(_ptr_sampler(mech, x), _ptr_sampler(mech, xp), eps, delta, n)
     assert ok.passed, ok
-    twin = _PdpThreshold(stat, 0.1, eps, delta)
+    twin = _PdpThreshold(stat, proposed_bound=0.1, epsilon=eps, delta=delta)
     bad = audit(_ptr_sampler(twin, x), _ptr_sampler(twin, xp), eps, delta, n)
     assert not bad.passed, bad
 
@@ -163,18 +173,26 @@ def _saa_twin_mean(saa):
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize(
     ("neighbours", "partition"),
-    [("substitute", "balanced"), ("substitute", "independent"), ("add_remove", "independent")],
+    [("substitution", "balanced"), ("substitution", "independent"), ("add_remove", "independent")],
 )
 def test_sample_and_aggregate_mean_passes_and_its_twin_fails(neighbours, partition, n):
     # One record turns one block's clipped output from 0 to 1: the aggregate moves by (u − l)/k.
     # (Add/remove is claimed only for the independent partition: see test_sample_aggregate_neighbours.py.)
     x = np.zeros(20)
-    xp = np.append(np.zeros(19), 100.0) if neighbours == "substitute" else np.append(np.zeros(20), 100.0)
-    saa = SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0, partition=partition)
-    ok = audit(lambda k, g: saa.sample(x, k, g), lambda k, g: saa.sample(xp, k, g), 1.0, 0.0, n)
+    xp = np.append(np.zeros(19), 100.0) if neighbours == "substitution" else np.append(np.zeros(20), 100.0)
+    kw = {
+        "n_blocks": 5,
+        "bounds": (0.0, 1.0),
+        "epsilon": 1.0,
+        "partition": partition,
+        "neighbours": neighbours,
+    }
+    saa = SampleAndAggregate("mean", **kw)
+    assert saa.guarantee.neighbours == neighbours
+    ok = audit(lambda k, g: saa.sample(x, k, rng=g), lambda k, g: saa.sample(xp, k, rng=g), 1.0, 0.0, n)
     assert ok.passed, ok
-    twin = _saa_twin_mean(SampleAndAggregate("mean", 5, (0.0, 1.0), 1.0, partition=partition))
-    bad = audit(lambda k, g: twin.sample(x, k, g), lambda k, g: twin.sample(xp, k, g), 1.0, 0.0, n)
+    twin = _saa_twin_mean(SampleAndAggregate("mean", **kw))
+    bad = audit(lambda k, g: twin.sample(x, k, rng=g), lambda k, g: twin.sample(xp, k, rng=g), 1.0, 0.0, n)
     assert not bad.passed, bad
 
 
@@ -182,12 +200,23 @@ def test_sample_and_aggregate_mean_passes_and_its_twin_fails(neighbours, partiti
 def test_sample_and_aggregate_median_passes_and_its_twin_fails(n):
     # Blocks of one record (balanced partition, substitution pair): the block outputs are the records,
     # whose median jumps from 0 to 1.
-    saa = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median", partition="balanced")
-    ok = audit(lambda k, g: saa.sample(JUMP_X, k, g), lambda k, g: saa.sample(JUMP_XP, k, g), 1.0, 0.0, n)
+    kw = {
+        "n_blocks": 3,
+        "bounds": (0.0, 1.0),
+        "epsilon": 1.0,
+        "aggregator": "median",
+        "partition": "balanced",
+    }
+    saa = SampleAndAggregate("mean", **kw)
+    ok = audit(
+        lambda k, g: saa.sample(JUMP_X, k, rng=g), lambda k, g: saa.sample(JUMP_XP, k, rng=g), 1.0, 0.0, n
+    )
     assert ok.passed, ok
-    twin = SampleAndAggregate("mean", 3, (0.0, 1.0), 1.0, aggregator="median", partition="balanced")
+    twin = SampleAndAggregate("mean", **kw)
     twin._median = _twin(twin._median, scale_factor=0.8)
-    bad = audit(lambda k, g: twin.sample(JUMP_X, k, g), lambda k, g: twin.sample(JUMP_XP, k, g), 1.0, 0.0, n)
+    bad = audit(
+        lambda k, g: twin.sample(JUMP_X, k, rng=g), lambda k, g: twin.sample(JUMP_XP, k, rng=g), 1.0, 0.0, n
+    )
     assert not bad.passed, bad
 
 
@@ -219,9 +248,13 @@ class _ScaledRatio(PrivateRatio):
 
 def _ratio_audit(cls, method, pair, epsilon_claim, delta, n, **kw):
     (a, b), (a2, b2) = pair
-    mech = cls(1.0, method, delta, **kw)
+    mech = cls(epsilon=1.0, method=method, delta=delta, **kw)
     return audit(
-        lambda k, g: mech.sample(a, b, k, g), lambda k, g: mech.sample(a2, b2, k, g), epsilon_claim, delta, n
+        lambda k, g: mech.sample(a, b, k, rng=g),
+        lambda k, g: mech.sample(a2, b2, k, rng=g),
+        epsilon_claim,
+        delta,
+        n,
     )
 
 
@@ -231,7 +264,7 @@ def _ratio_audit(cls, method, pair, epsilon_claim, delta, n, **kw):
 RATIO_CASES = [
     ("naive", ((0, 10**6), (1, 10**6)), 0.5, 0.0, {}),
     ("ksw", ((0, 10**6), (1, 10**6 + 1)), 1.0, 0.0, {}),
-    ("ksw", ((5 * 10**5, 10**6), (5 * 10**5 + 1, 10**6)), 1.0, 0.0, {"adjacency": "substitute"}),
+    ("ksw", ((5 * 10**5, 10**6), (5 * 10**5 + 1, 10**6)), 1.0, 0.0, {"neighbours": "substitution"}),
     ("bounded_local_sensitivity", ((5 * 10**5, 10**6), (5 * 10**5, 10**6 - 1)), 1.0, 1e-6, {}),
 ]
 

@@ -23,7 +23,8 @@ def _lambda_brute(s):
 
 
 def test_lambda_reference_values():
-    # notes/gp_paper.md §1.10 table (6 digits), Λ(0) with Lambert W, and max Λ = Λ(1) = e^{-1/2}.
+    # The Λ table of docs/theory/geo-privacy.md#gaussian-kde (6 digits), Λ(0) with Lambert W, and
+    # max Λ = Λ(1) = e^{-1/2}.
     s = np.array([0.25, 0.5, 0.75, 1.5, 2, 3, 5, 10, 20])
     table = np.array(
         [0.516548, 0.566309, 0.596656, 0.573703, 0.499954, 0.350855, 0.204215, 0.100506, 0.050063]
@@ -88,7 +89,8 @@ def test_kde_reduction_to_the_ray_in_2d():
 
 
 def test_reference_code_shortfall_is_not_repeated():
-    # notes §1.10: at b = 0.39, c = 2 the reference gives 0.865 × the true S*. Ours is ≥ the brute force.
+    # docs/theory/geo-privacy.md#gaussian-kde: at b = 0.39, c = 2 the authors' reference code gives
+    # 0.865 × the true S*. Ours is ≥ the brute force.
     h = 1.0
     q = GaussianKDE(0.0, h, dimension=1)
     nodes = np.linspace(-14, 14, 5601)

@@ -1,4 +1,5 @@
-"""The generic procedure (seed 000, §3.3) as a cross-check of every closed form, and LipschitzQuery."""
+"""The generic procedure (Liang & Yi, CCS 2024, Section 3.3) as a cross-check of every closed form,
+and LipschitzQuery."""
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ def test_generic_brackets_the_soft_threshold(growth):
     q = SoftThreshold(0.0, 1.0)
     x = np.array([-8.0, -2.0, -0.6, 0.0, 0.3, 0.7, 2.0, 6.5])
     res = numeric_smooth_sensitivity(
-        q.value, x, 0.3, lipschitz=1.0, domain=(-12, 12), growth=growth, resolution=2401, curvature=1e-9
+        q.value, x, 0.3, lipschitz=1.0, bounds=(-12, 12), growth=growth, resolution=2401, curvature=1e-9
     )
     closed = q.smooth_sensitivity(x, 0.3, growth)
     assert np.all(res.lower <= closed * (1 + 1e-9))
@@ -31,7 +32,7 @@ def test_generic_brackets_the_kde_in_1d(beta):
     q = GaussianKDE(0.0, 1.0, dimension=1)
     x = np.array([-9.0, -2.0, -0.6, 0.0, 0.4, 1.0, 3.0])
     res = numeric_smooth_sensitivity(
-        q.value, x, beta, lipschitz=float(q.lipschitz), domain=(-15, 15), resolution=3001
+        q.value, x, beta, lipschitz=float(q.lipschitz), bounds=(-15, 15), resolution=3001
     )
     closed = q.smooth_sensitivity(x, beta)
     assert res.curvature_estimated and res.curvature == pytest.approx(2.0, rel=1e-3)  # 2 × max|f"|
@@ -44,7 +45,7 @@ def test_generic_brackets_the_two_way_threshold_in_2d():
     q = TwoWayThreshold([0.0, 0.0], 1.0)
     x = np.array([[-2.0, -1.5], [0.3, 0.2], [1.5, 2.0], [2.5, -2.5]])
     res = numeric_smooth_sensitivity(
-        q.value, x, 0.5, lipschitz=1.0, domain=((-4, 4), (-4, 4)), dimension=2, resolution=41, curvature=1e-9
+        q.value, x, 0.5, lipschitz=1.0, bounds=((-4, 4), (-4, 4)), dimension=2, resolution=41, curvature=1e-9
     )
     closed = q.smooth_sensitivity(x, 0.5)
     assert np.all(res.lower <= closed * (1 + 1e-9))
@@ -56,11 +57,11 @@ def test_generic_bound_is_smooth_and_above_the_pointwise_lipschitz():
     rng = np.random.default_rng(0)
     x = rng.uniform(-5, 5, 400)
     xp = np.clip(x + rng.normal(0, 1, 400), -5, 5)
-    kw = dict(lipschitz=1.3, domain=(-5, 5), resolution=801, curvature=1.0)
+    kw = dict(lipschitz=1.3, bounds=(-5, 5), resolution=801, curvature=1.0)
     s = numeric_smooth_sensitivity(f, x, 0.4, **kw).upper
     sp = numeric_smooth_sensitivity(f, xp, 0.4, **kw).upper
     assert smoothness_violation(s, sp, np.abs(x - xp), 0.4) <= 1e-12
-    assert np.all(s >= numeric_pointwise_lipschitz(f, x, domain=(-5, 5), resolution=4001))
+    assert np.all(s >= numeric_pointwise_lipschitz(f, x, bounds=(-5, 5), resolution=4001))
 
 
 def test_convex_ramp_closed_form_by_region():
@@ -79,35 +80,35 @@ def test_convex_ramp_closed_form_by_region():
 
 def test_lipschitz_query_uses_the_certified_bound():
     f = lambda v: np.tanh(v)  # noqa: E731
-    q = LipschitzQuery(f, lipschitz=1.0, domain=(-6, 6), resolution=1201, curvature=0.77)
+    q = LipschitzQuery(f, lipschitz=1.0, bounds=(-6, 6), resolution=1201, curvature=0.77)
     x = np.linspace(-6, 6, 13)
     s = q.smooth_sensitivity(x, 0.5)
     assert np.all(s >= q.pointwise_lipschitz(x) * (1 - 1e-12))
-    assert np.all(q.pointwise_lipschitz(x) >= numeric_pointwise_lipschitz(f, x, domain=(-6, 6)))
+    assert np.all(q.pointwise_lipschitz(x) >= numeric_pointwise_lipschitz(f, x, bounds=(-6, 6)))
     lo, hi = q.value_range
     assert lo <= -np.tanh(6) and hi >= np.tanh(6)
     with pytest.raises(ValueError, match="outside the domain"):
         q.value(np.array([7.0]))
-    clipped = LipschitzQuery(f, lipschitz=1.0, domain=(-6, 6), resolution=301, clip=True)
+    clipped = LipschitzQuery(f, lipschitz=1.0, bounds=(-6, 6), resolution=301, clip=True)
     assert float(clipped.value(np.array([9.0]))[0]) == pytest.approx(np.tanh(6))
 
 
 def test_generic_bad_input():
     f = lambda v: v  # noqa: E731
-    with pytest.raises(ValueError, match="domain"):
-        numeric_smooth_sensitivity(f, [0.0], 0.1, lipschitz=1.0, domain=(1, -1))
+    with pytest.raises(ValueError, match="bounds"):
+        numeric_smooth_sensitivity(f, [0.0], 0.1, lipschitz=1.0, bounds=(1, -1))
     with pytest.raises(ValueError, match="lipschitz"):
-        numeric_smooth_sensitivity(f, [0.0], 0.1, lipschitz=0.0, domain=(-1, 1))
+        numeric_smooth_sensitivity(f, [0.0], 0.1, lipschitz=0.0, bounds=(-1, 1))
     with pytest.raises(ValueError, match="beta"):
-        numeric_smooth_sensitivity(f, [0.0], 0.0, lipschitz=1.0, domain=(-1, 1))
+        numeric_smooth_sensitivity(f, [0.0], 0.0, lipschitz=1.0, bounds=(-1, 1))
     with pytest.raises(ValueError, match="finite"):
-        numeric_smooth_sensitivity(f, [np.nan], 0.1, lipschitz=1.0, domain=(-1, 1))
+        numeric_smooth_sensitivity(f, [np.nan], 0.1, lipschitz=1.0, bounds=(-1, 1))
     with pytest.raises(ValueError, match="one finite value"):
         numeric_smooth_sensitivity(
-            lambda v: np.full_like(v, np.nan), [0.0], 0.1, lipschitz=1.0, domain=(-1, 1)
+            lambda v: np.full_like(v, np.nan), [0.0], 0.1, lipschitz=1.0, bounds=(-1, 1)
         )
     with pytest.raises(TypeError, match="callable"):
-        LipschitzQuery(3.0, lipschitz=1.0, domain=(-1, 1))
+        LipschitzQuery(3.0, lipschitz=1.0, bounds=(-1, 1))
 
 
 @pytest.mark.parametrize("growth", ["exponential", "linear"])

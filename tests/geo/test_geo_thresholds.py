@@ -68,7 +68,7 @@ def test_soft_threshold_lemma_4_1_formula():
         d <= theta / 2, 1 / theta, np.maximum(1 / (d + theta / 2), np.exp(-beta * (d - theta / 2)) / theta)
     )
     np.testing.assert_allclose(SoftThreshold(t, theta).smooth_sensitivity(x, beta), expected, rtol=1e-11)
-    # notes/gp_paper.md §2.6: a user at 90 000 has S* ≈ 1.24e-5 at these settings.
+    # Liang & Yi's one-way experiment: a user at 90 000 has S* ≈ 1.24e-5 at these settings.
     assert SoftThreshold(t, theta).smooth_sensitivity(90_000.0, beta) == pytest.approx(1.24e-5, rel=0.01)
 
 
@@ -76,7 +76,7 @@ def test_soft_threshold_lemma_4_1_formula():
 @pytest.mark.parametrize("growth", GROWTHS)
 def test_bounded_range_matches_brute_force(beta, growth):
     a, b, theta = -2.0, 3.0, 1.5
-    q = BoundedRange(a, b, theta)
+    q = BoundedRange(bounds=(a, b), width=theta)
     edges = [a - theta / 2, a + theta / 2, b - theta / 2, b + theta / 2]
     x = np.array([-30.0, -4.0, a - theta / 2, -2.0, a + theta / 2, 0.3, 0.5, b - theta / 2, 3.1, 5.0, 25.0])
     nodes = np.concatenate([np.linspace(-50, 50, 2001), edges])
@@ -89,7 +89,7 @@ def test_bounded_range_matches_brute_force(beta, growth):
 
 # -- two-way threshold -----------------------------------------------------------------------------------
 def _lemma_4_3(x, t, tau, beta):
-    """Lemma 4.3's region table as written in notes/gp_paper.md §1.9 (an independent implementation)."""
+    """Lemma 4.3's region table (docs/theory/geo-privacy.md#two-way-threshold), implemented independently."""
     r1 = tau / np.sqrt(2)
     r2 = r1 + tau
     c = t + r1 + tau / 2
@@ -157,7 +157,7 @@ def test_two_way_threshold_brute_force_lower_bound_2d():
 
 @pytest.mark.parametrize(
     "query",
-    [SoftThreshold(1.0, 2.0), BoundedRange(-1.0, 4.0, 1.0)],
+    [SoftThreshold(1.0, 2.0), BoundedRange(bounds=(-1.0, 4.0), width=1.0)],
 )
 @pytest.mark.parametrize("growth", GROWTHS)
 def test_smoothness_on_random_pairs_1d(query, growth):
@@ -204,8 +204,12 @@ def test_bad_input():
         TwoWayThreshold([0.0, 0.0], -1.0)
     with pytest.raises(ValueError, match="thresholds"):
         TwoWayThreshold([0.0, 0.0, 1.0], 1.0)
-    with pytest.raises(ValueError, match="high - low"):
-        BoundedRange(0.0, 1.0, 2.0)
+    with pytest.raises(ValueError, match="upper - lower"):
+        BoundedRange(bounds=(0.0, 1.0), width=2.0)
+    with pytest.raises(ValueError, match="bounds must be a pair"):
+        BoundedRange(bounds=(0.0, 1.0, 2.0), width=0.5)
+    with pytest.raises(TypeError):
+        BoundedRange(0.0, 1.0, 0.5)  # the old (low, high, width) call: refused, not misread
     q = SoftThreshold(0.0, 1.0)
     with pytest.raises(ValueError, match="finite"):
         q.value(np.array([0.0, np.nan]))

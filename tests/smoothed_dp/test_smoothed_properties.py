@@ -8,7 +8,7 @@ import pytest
 
 from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, privacy_profile, smoothed_delta
 from smoothdp.smoothed_dp._logmath import log_binom_pmf, logsumexp_or_neginf
-from smoothdp.smoothed_dp.algorithm1 import mixture_expected_delta
+from smoothdp.smoothed_dp.binary import mixture_expected_delta
 from smoothdp.smoothed_dp.montecarlo import monte_carlo_delta
 from smoothdp.smoothed_dp.theory import large_epsilon_delta
 

@@ -4,7 +4,8 @@
 * :func:`worst_case_privacy_loss`: the worst privacy loss (or hockey-stick divergence) of a calibrated
   smooth-sensitivity noise over adversarial neighbours, with a verdict.
 * :func:`audit_mechanism`: a statistical (ε, δ) test of any mechanism that can be sampled on two
-  neighbouring inputs (notes/landscape.md §2.6, recipe 2).
+  neighbouring inputs (the neighbour-pair test of DP stochastic testers, e.g. Ding, Wang, Wang, Zhang &
+  Kifer, *Detecting Violations of Differential Privacy*, CCS 2018, with exact Clopper–Pearson bounds).
 """
 
 from smoothdp.audit.privacy_loss import (

@@ -3,7 +3,9 @@
 For a :class:`~smoothdp.calibration.Calibration`, the mechanism is M(x) = f(x) + S(x)·Z. The loss between
 two inputs x, x' at distance d depends on them only through the scale ratio r = S(x')/S(x) and the shift
 Δ = (f(x') − f(x))/S(x) (the output density is location-scale; put f(x) = 0, S(x) = 1). A β-smooth bound
-and the sensitivity give the **adversarial neighbour set** (docs/calibration.md §1):
+and the sensitivity give the **adversarial neighbour set**
+(``docs/theory/calibration.md#lemma-1-two-point-lemma``; the search:
+``docs/theory/calibration.md#how-the-rules-are-checked``):
 
 * ln r ∈ [−ln G_β(d), ln G_β(d)]  (G_β(d) = e^{βd}, or 1 + βd for ``growth="linear"``);
 * |Δ|₁ ≤ min(1, r)·d  (|f(x) − f(x')| ≤ min(S(x), S(x'))·d; d = 1 for the Hamming model).
@@ -11,8 +13,9 @@ and the sensitivity give the **adversarial neighbour set** (docs/calibration.md 
 :func:`worst_case_privacy_loss` maximises over that set (a grid over (ln r, Δ) and zoomed refinement)
 either the log density ratio sup_y ln p_x(y)/p_{x'}(y) (pure rules: pass iff ≤ ε·d) or the hockey-stick
 divergence ∫ max(0, p_x − e^{εd} p_{x'}) (the (ε, δ) Laplace rules: pass iff ≤ δ). The output grid spans
-the core, geometric tails out to 10¹⁰ noise scales and every breakpoint of both densities (PolyPlace's
-core/tail boundary s/α, T's √ν, the Cauchy critical point, the two centres).
+the core, geometric tails out to 10¹⁰ noise scales and every breakpoint of both densities (the two centres
+and each law's :meth:`~smoothdp.noise.NoiseDistribution.breakpoints`: PolyPlace's core/tail boundary s/α,
+T's √ν, the Cauchy critical point).
 """
 
 from __future__ import annotations
@@ -293,18 +296,8 @@ def _check_distance(
 
 
 def _special_points(noise: NoiseDistribution) -> list[float]:
-    """Breakpoints and critical points of the standardized family (scale 1)."""
-    points = [0.0, 1.0]
-    shape = getattr(noise, "shape", None)  # PolyPlace: core/tail boundary at s/α
-    if shape is not None:
-        points.append(1.0 / float(shape))
-    df = getattr(noise, "df", None)  # Student's T: |ℓ'| is largest at √ν
-    if df is not None:
-        points.append(math.sqrt(float(df)))
-    gamma = getattr(noise, "gamma", None)  # generalized Cauchy: |ℓ'| is largest at (γ−1)^{1/γ}
-    if gamma is not None and gamma > 1:
-        points.append((float(gamma) - 1.0) ** (1.0 / float(gamma)))
-    return points
+    """The centre, one scale, and the law's own breakpoints (:meth:`NoiseDistribution.breakpoints`)."""
+    return [0.0, noise.scale, *noise.breakpoints()]
 
 
 def _base_grid(noise: NoiseDistribution, d: float) -> NDArray[np.float64]:
@@ -313,7 +306,7 @@ def _base_grid(noise: NoiseDistribution, d: float) -> NDArray[np.float64]:
     width = s * (1.0 + d)
     tails = np.geomspace(10.0 ** _TAIL_DECADES[0], 10.0 ** _TAIL_DECADES[1], 400) * width
     core = np.linspace(-40.0, 40.0, 481) * width
-    special = np.array(_special_points(noise)) * s
+    special = np.array(_special_points(noise))
     hair = np.concatenate([special * (1 - 1e-9), special, special * (1 + 1e-9)])
     grid = np.concatenate([-tails, tails, core, hair, -hair])
     return np.unique(grid)
@@ -490,8 +483,8 @@ def hockey_stick_divergence(
     mass_xp = _interval_mass(noise, (lower - sh[s_row]) / r[s_row], (upper - sh[s_row]) / r[s_row])
     # e^ε capped at e^700 to avoid overflow: this can only overstate the divergence (conservative).
     contribution = np.maximum(mass_x - math.exp(min(epsilon, 700.0)) * mass_xp, 0.0)
-    total = np.bincount(s_row, weights=contribution, minlength=n_rows)
-    return total.reshape(shape)
+    total = np.bincount(s_row, weights=contribution, minlength=n_rows)  # weighted: float64
+    return np.asarray(total, dtype=np.float64).reshape(shape)
 
 
 def _bracket_root(

@@ -1,4 +1,8 @@
-"""A statistical (ε, δ) test of a mechanism on two neighbouring inputs (notes/landscape.md §2.6, recipe 2).
+"""A statistical (ε, δ) test of a mechanism on two neighbouring inputs.
+
+The neighbour-pair test of DP stochastic testers (Ding, Wang, Wang, Zhang & Kifer, *Detecting Violations of
+Differential Privacy*, CCS 2018; the statistical tester of Google's differential-privacy library), made
+exact with Clopper–Pearson bounds and a set chosen on held-out draws.
 
 Method (one repetition; n = ``n_samples`` per side):
 

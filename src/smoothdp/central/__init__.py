@@ -1,22 +1,30 @@
 """smoothdp.central: central differential privacy with instance-adaptive noise.
 
-* :mod:`.statistics`: median, quantiles, trimmed mean, mean (add/remove), min, max, with their local
-  sensitivity at distance k and their exact smooth sensitivity;
+* :mod:`.statistics`: median, quantiles, trimmed mean, min, max (``"substitution"``) and mean
+  (``"add_remove"``), with their local sensitivity at distance k and their exact smooth sensitivity;
 * :mod:`.mechanisms`: the smooth-sensitivity mechanism (PolyPlace, Student's T, Cauchy, Laplace noise);
 * :mod:`.ptr`: propose-test-release; :mod:`.sample_aggregate`: sample-and-aggregate;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
-* :mod:`.baselines`: the global-sensitivity baselines; :mod:`.api`: numpy-style entry points.
+* :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
+  :mod:`.api`: numpy-style entry points.
+
+Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
+with its neighbour relation, a proof section of docs/theory, and ``release(data, *, accountant=None,
+rng=None)``, which charges the accountant before any noise is drawn.
 """
 
 from smoothdp.central.api import mean, median, quantile, trimmed_mean
 from smoothdp.central.baselines import (
+    GaussianMean,
     GlobalSensitivityMean,
     GlobalSensitivityMedian,
+    gaussian_mean,
     global_sensitivity_mean,
     global_sensitivity_median,
     ratio_local_sensitivity_laplace,
 )
 from smoothdp.central.bounded_ls import (
+    BoundedLocalSensitivity,
     bounded_local_sensitivity,
     count_interval_halfwidth,
     private_count_interval,
@@ -43,6 +51,8 @@ from smoothdp.central.statistics import (
 )
 
 __all__ = [
+    "BoundedLocalSensitivity",
+    "GaussianMean",
     "GlobalSensitivityMean",
     "GlobalSensitivityMedian",
     "Max",
@@ -61,6 +71,7 @@ __all__ = [
     "bounded_local_sensitivity",
     "count_interval_halfwidth",
     "distance_to_instability",
+    "gaussian_mean",
     "global_sensitivity_mean",
     "global_sensitivity_median",
     "mean",

@@ -1,14 +1,17 @@
 """Smooth sensitivity of order statistics and trimmed means on sorted data: the pair form.
 
-Notation (notes/noise_and_ss.md §4): data sorted x_(1) ≤ … ≤ x_(n) in public bounds [a, b], padded with
-x_(i) = a for i ≤ 0 and x_(i) = b for i ≥ n + 1. Both statistics have local sensitivity at distance k
+Notation (docs/theory/smooth-sensitivity.md#trimmed-mean): data sorted x_(1) ≤ … ≤ x_(n) in public bounds [a,
+b], padded with x_(i) = a for i ≤ 0 and x_(i) = b for i ≥ n + 1. Both statistics have local sensitivity at
+distance k
 
     A^(k) = c · max_{i = i_hi−k−1 .. i_hi} ( x_(i+L+k) − x_(i) )
 
 for a *pair problem* (i_hi, L, c):
 
-* the order statistic x_(q): i_hi = q, L = 1, c = 1 (NRS07 §3.1; notes §4.1);
-* the m-trimmed mean: i_hi = m + 1, L = n − 2m, c = 1/(n − 2m) (Bun–Steinke 2019; notes §4.2).
+* the order statistic x_(q): i_hi = q, L = 1, c = 1 (NRS07 §3.1;
+  docs/theory/smooth-sensitivity.md#median-and-quantiles);
+* the m-trimmed mean: i_hi = m + 1, L = n − 2m, c = 1/(n − 2m) (Bun & Steinke, NeurIPS 2019;
+  docs/theory/smooth-sensitivity.md#trimmed-mean).
 
 Substituting k = j − i − L gives the pair form of the β-smooth sensitivity
 
@@ -16,10 +19,11 @@ Substituting k = j − i − L gives the pair form of the β-smooth sensitivity
 
 over padded indices 0 ≤ i, j ≤ n + 1 (indices past the pads repeat a pad value with more decay).
 
-Algorithm (NRS07's "J-list"; notes §4.1): for fixed i let j*(i) be the *largest* maximiser. Since
-ln(x_j − x_i) − βj has increasing differences in (i, j), j*(i) is non-decreasing in i, so a divide and
-conquer over i that scans the current j-range for the middle i and recurses left on [lo, j*] and right on
-[j*, hi] costs O(W log W) for W candidate indices. Here every level of the recursion is one vectorized pass.
+Algorithm (NRS07's "J-list"; docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm): for fixed i let
+j*(i) be the *largest* maximiser. Since ln(x_j − x_i) − βj has increasing differences in (i, j), j*(i) is
+non-decreasing in i, so a divide and conquer over i that scans the current j-range for the middle i and
+recurses left on [lo, j*] and right on [j*, hi] costs O(W log W) for W candidate indices. Here every level of
+the recursion is one vectorized pass.
 Two refinements keep it exact in floating point and fast:
 
 * ties within 1e-10 (log scale) of the row maximum widen the split to [first near-max, last near-max], so a
@@ -30,6 +34,8 @@ Two refinements keep it exact in floating point and fast:
   The result is exact (the excluded pairs cannot win), and for typical data K ≪ n.
 
 :func:`pair_max_quadratic` is the O(n²) definition, kept as the reference for tests.
+
+NRS07 = Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private data analysis", STOC 2007.
 """
 
 from __future__ import annotations

@@ -1,122 +1,277 @@
-"""Global-sensitivity baselines the seeds compare against.
+"""Global-sensitivity baselines (docs/theory/central-frameworks.md#global-sensitivity-baselines).
 
-* :class:`GlobalSensitivityMean`: noisy sum over noisy count (PDP ``gs_avg``, seed 001), add/remove
-  neighbours: the clipped sum has sensitivity max(|l|, |u|), the count 1; ε/2 each, pure ε-DP by
-  composition and post-processing.
+* :class:`GlobalSensitivityMean`: noisy clipped sum over noisy count (the ``gs_avg`` baseline of Near &
+  Abuah, *Programming Differential Privacy*), **add/remove** neighbours: the clipped sum has sensitivity
+  max(|l|, |u|), the count 1; ε/2 each, pure ε-DP by basic composition and post-processing.
 * :class:`GlobalSensitivityMedian`: Laplace on the clipped (lower) median with its global sensitivity u − l
-  under substitution (one record can move the median from l to u); pure ε-DP.
-* :func:`ratio_local_sensitivity_laplace`: seed 002's plotted reference a/b + Lap(LS(a, b)/ε). **Not
-  private** (the noise scale depends on the data); for comparison plots only.
+  under **substitution** (one record can move the median from l to u); pure ε-DP (the Laplace mechanism,
+  Dwork, McSherry, Nissim & Smith, TCC 2006).
+* :class:`GaussianMean`: Gaussian noise on the clipped mean under **substitution** (n public), sensitivity
+  Δ = (u − l)/n, σ = Δ/√(2ρ): ρ-zCDP (Bun & Steinke, TCC 2016, Proposition 1.6). The library's zCDP
+  mechanism: an :class:`~smoothdp.accounting.Accountant` with ``slack > 0`` composes it in ρ.
+* :func:`ratio_local_sensitivity_laplace`: the plotted reference a/b + Lap(LS(a, b)/ε) of Harrison 2024
+  (docs/references.md#har24). **Not private** (the noise scale depends on the data), so it is a plain
+  function, not a mechanism; for comparison plots only.
+
+Every noise scale here is data-independent (n is public under substitution); it is still reported in
+``Release.not_private`` like every mechanism's noise scale (one place to read it), not in ``details``.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.accounting import Accountant
 from smoothdp.central.ratio import ratio_local_sensitivity
-from smoothdp.central.statistics import Median
-from smoothdp.noise import Laplace
-from smoothdp.privacy import PureDP
-from smoothdp.release import Release
+from smoothdp.central.statistics import Median, PreparedData
+from smoothdp.mechanism import Mechanism
+from smoothdp.noise import Gaussian, Laplace
+from smoothdp.privacy import ZCDP, PureDP
+from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.validation import check_bounds, check_data, check_epsilon, check_int, clip_or_check
+from smoothdp.sensitivity.rounding import round_up
+from smoothdp.validation import (
+    check_bounds,
+    check_data,
+    check_epsilon,
+    check_int,
+    check_positive,
+    clip_or_check,
+)
 
 __all__ = [
+    "GaussianMean",
     "GlobalSensitivityMean",
     "GlobalSensitivityMedian",
+    "gaussian_mean",
     "global_sensitivity_mean",
     "global_sensitivity_median",
     "ratio_local_sensitivity_laplace",
 ]
 
+PROOF = "docs/theory/central-frameworks.md#global-sensitivity-baselines"
 
-class GlobalSensitivityMean:
-    """Noisy clipped sum over noisy count, ε/2 each (PDP ``gs_avg``, seed 001): pure ε-DP, add/remove."""
 
-    source = "Laplace mechanism on sum and count, basic composition (PDP, seed 001: gs_avg)"
+def _check_clip(clip: Any) -> bool:
+    if not isinstance(clip, bool | np.bool_):
+        raise TypeError(f"clip must be True or False; got {clip!r}")
+    return bool(clip)
 
-    def __init__(self, bounds: tuple[float, float], epsilon: float, *, clip: bool = False) -> None:
+
+class GlobalSensitivityMean(Mechanism):
+    """Noisy clipped sum over noisy count, ε/2 each: pure ε-DP under **add/remove**.
+
+    Guarantee: ``PureDP(epsilon, neighbours="add_remove")``. Lemma: the Laplace mechanism on the sum
+    (sensitivity max(|l|, |u|)) and on the count (sensitivity 1), basic composition, post-processing
+    (docs/theory/central-frameworks.md#global-sensitivity-baselines).
+    """
+
+    name = "global sensitivity: noisy sum / noisy count"
+    proof = PROOF
+    source = (
+        "Laplace mechanism on the clipped sum and the count, basic composition (Dwork, McSherry, Nissim & "
+        "Smith, TCC 2006; the gs_avg baseline of Near & Abuah, Programming Differential Privacy)"
+    )
+
+    def __init__(self, *, bounds: tuple[float, float], epsilon: float, clip: bool = False) -> None:
         self.lower, self.upper = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
-        self.clip = bool(clip)
+        self.clip = _check_clip(clip)
         self.sum_sensitivity = max(abs(self.lower), abs(self.upper))
         self._sum_noise = Laplace(self.sum_sensitivity / (0.5 * self.epsilon))
         self._count_noise = Laplace(1.0 / (0.5 * self.epsilon))
+        self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
 
-    def _data(self, x: ArrayLike) -> NDArray[np.float64]:
-        return clip_or_check(check_data(x, "x", ndim=1), self.lower, self.upper, clip=self.clip)
+    @property
+    def statistic_name(self) -> str:
+        return "mean"
 
-    def sample(self, x: ArrayLike, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x."""
-        data, n, gen = self._data(x), check_int("size", size, minimum=1), resolve_rng(rng)
-        return (data.sum() + self._sum_noise.sample(n, gen)) / (data.size + self._count_noise.sample(n, gen))
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return clip_or_check(check_data(data, "x", ndim=1), self.lower, self.upper, clip=self.clip)
 
-    def release(self, x: ArrayLike, rng: SeedLike = None) -> Release:
-        return Release(
-            value=float(self.sample(x, 1, rng)[0]),
-            guarantee=PureDP(self.epsilon),
-            statistic="mean",
-            mechanism="global sensitivity: noisy sum / noisy count",
-            source=self.source,
-            noise_scale=self._sum_noise.scale,
+    def _draw(self, data: NDArray[np.float64], size: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        total = data.sum() + self._sum_noise.sample(size, rng)
+        return np.asarray(total / (data.size + self._count_noise.sample(size, rng)), dtype=np.float64)
+
+    def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent releases on x (for simulations; no accountant)."""
+        n = check_int("size", size, minimum=1)
+        return self._draw(self._prepare(x), n, resolve_rng(rng))
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        return self._make_release(
+            float(self._draw(prepared, 1, rng)[0]),
             sampler=Laplace.sampler,
-            details={
-                "neighbours": "one record added or removed",
-                "count_noise_scale": self._count_noise.scale,
-            },
+            details={"bounds": (self.lower, self.upper)},
+            not_private=NotPrivate(
+                noise_scale=self._sum_noise.scale,  # of the sum; the ratio has no simple std
+                extra={"count_noise_scale": self._count_noise.scale},
+            ),
         )
 
 
-class GlobalSensitivityMedian:
-    """Laplace((u − l)/ε) on the clipped lower median: pure ε-DP under substitution."""
+class GlobalSensitivityMedian(Mechanism):
+    """Laplace((u − l)/ε) on the clipped lower median: pure ε-DP under **substitution**.
 
-    source = "Laplace mechanism with the median's global sensitivity u − l (Dwork et al. 2006)"
+    Guarantee: ``PureDP(epsilon)`` (substitution). Lemma: the Laplace mechanism with the median's global
+    sensitivity u − l (docs/theory/central-frameworks.md#global-sensitivity-baselines).
+    """
 
-    def __init__(self, bounds: tuple[float, float], epsilon: float, *, clip: bool = False) -> None:
-        lower, upper = check_bounds(bounds)
-        self.statistic = Median(lower, upper, clip=clip)
+    name = "global sensitivity: Laplace on the clipped median"
+    proof = PROOF
+    source = (
+        "Laplace mechanism with the median's global sensitivity u − l (Dwork, McSherry, Nissim & Smith, "
+        "TCC 2006)"
+    )
+
+    def __init__(self, *, bounds: tuple[float, float], epsilon: float, clip: bool = False) -> None:
+        self.statistic = Median(bounds=bounds, clip=clip)
         self.epsilon = check_epsilon(epsilon)
+        lower, upper = self.statistic.bounds
         self._noise = Laplace((upper - lower) / self.epsilon)
+        self.guarantee = PureDP(self.epsilon, neighbours=self.statistic.neighbours)
 
-    def sample(self, x: ArrayLike, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
+    @property
+    def statistic_name(self) -> str:
+        return "median"
+
+    def _prepare(self, data: Any) -> PreparedData:
+        return self.statistic.prepare(data)
+
+    def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent releases on x (for simulations; no accountant)."""
         n = check_int("size", size, minimum=1)
-        return self.statistic.value(x) + self._noise.sample(n, resolve_rng(rng))
+        value = self.statistic.value(self._prepare(x))
+        return value + np.asarray(self._noise.sample(n, resolve_rng(rng)), dtype=np.float64)
 
-    def release(self, x: ArrayLike, rng: SeedLike = None) -> Release:
-        return Release(
-            value=float(self.sample(x, 1, rng)[0]),
-            guarantee=PureDP(self.epsilon),
-            statistic="median",
-            mechanism="global sensitivity: Laplace on the clipped median",
-            source=self.source,
-            noise_scale=self._noise.scale,
-            noise_std=self._noise.std(),
+    def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
+        return self._make_release(
+            self.statistic.value(prepared) + float(self._noise.sample(None, rng)),
             sampler=Laplace.sampler,
-            details={"neighbours": "one record substituted"},
+            details={"bounds": self.statistic.bounds},
+            not_private=NotPrivate(noise_scale=self._noise.scale, noise_std=self._noise.std()),
+        )
+
+
+class GaussianMean(Mechanism):
+    """The clipped mean plus N(0, σ²), σ = Δ/√(2ρ), Δ = (u − l)/n: ρ-zCDP under **substitution**.
+
+    Guarantee: ``ZCDP(rho)`` (substitution: n is public, one record is replaced, so the clipped mean moves
+    by at most Δ = (u − l)/n). Lemma: the Gaussian mechanism with sensitivity Δ and variance σ² is
+    Δ²/(2σ²)-zCDP (Bun & Steinke, TCC 2016, Proposition 1.6;
+    docs/theory/privacy-definitions.md#zero-concentrated-differential-privacy). Δ and σ are rounded up, so
+    the computed σ is never below the one the lemma needs.
+
+    On an :class:`~smoothdp.accounting.Accountant` it needs ``slack > 0`` (the zCDP total is converted to
+    (ε, δ) once, docs/theory/privacy-definitions.md#zcdp-composition-and-conversion).
+
+    Parameters
+    ----------
+    bounds
+        Public ``(lower, upper)`` of every record.
+    rho
+        ρ > 0.
+    clip
+        Clip records into ``bounds`` (else records outside them are an error).
+    """
+
+    name = "global sensitivity: Gaussian on the clipped mean"
+    proof = PROOF
+    source = (
+        "Gaussian mechanism, Δ²/(2σ²)-zCDP: Bun & Steinke, TCC 2016, Proposition 1.6; sensitivity (u − l)/n "
+        "of the clipped mean under substitution"
+    )
+
+    def __init__(self, *, bounds: tuple[float, float], rho: float, clip: bool = False) -> None:
+        self.lower, self.upper = check_bounds(bounds)
+        self.rho = check_positive("rho", rho)
+        self.clip = _check_clip(clip)
+        self.guarantee = ZCDP(self.rho, neighbours="substitution")
+
+    @property
+    def statistic_name(self) -> str:
+        return "mean"
+
+    def sigma(self, n: int) -> float:
+        """σ = Δ/√(2ρ) for n records (public under substitution), rounded up."""
+        nn = check_int("n", n, minimum=1)
+        delta_f = float(round_up((self.upper - self.lower) / nn))
+        return float(round_up(delta_f / math.sqrt(2.0 * self.rho)))
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return clip_or_check(check_data(data, "x", ndim=1), self.lower, self.upper, clip=self.clip)
+
+    def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent releases on x (for simulations; no accountant)."""
+        n = check_int("size", size, minimum=1)
+        data = self._prepare(x)
+        noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng))
+        return float(np.mean(data)) + np.asarray(noise, dtype=np.float64)
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        sigma = self.sigma(prepared.size)
+        noise = Gaussian(sigma)
+        return self._make_release(
+            float(np.mean(prepared)) + float(noise.sample(None, rng)),
+            sampler=noise.sampler,
+            details={"bounds": (self.lower, self.upper), "rho": self.rho},
+            not_private=NotPrivate(noise_scale=sigma, noise_std=sigma),
         )
 
 
 def global_sensitivity_mean(
-    x: ArrayLike, bounds: tuple[float, float], epsilon: float, rng: SeedLike = None, *, clip: bool = False
+    x: ArrayLike,
+    *,
+    bounds: tuple[float, float],
+    epsilon: float,
+    clip: bool = False,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
 ) -> Release:
-    """Noisy sum over noisy count (see :class:`GlobalSensitivityMean`)."""
-    return GlobalSensitivityMean(bounds, epsilon, clip=clip).release(x, rng)
+    """Noisy sum over noisy count, pure ε-DP under add/remove (see :class:`GlobalSensitivityMean`)."""
+    mech = GlobalSensitivityMean(bounds=bounds, epsilon=epsilon, clip=clip)
+    return mech.release(x, accountant=accountant, rng=rng)
 
 
 def global_sensitivity_median(
-    x: ArrayLike, bounds: tuple[float, float], epsilon: float, rng: SeedLike = None, *, clip: bool = False
+    x: ArrayLike,
+    *,
+    bounds: tuple[float, float],
+    epsilon: float,
+    clip: bool = False,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
 ) -> Release:
-    """Laplace on the clipped median with global sensitivity (see :class:`GlobalSensitivityMedian`)."""
-    return GlobalSensitivityMedian(bounds, epsilon, clip=clip).release(x, rng)
+    """Laplace on the clipped median, pure ε-DP under substitution (see :class:`GlobalSensitivityMedian`)."""
+    mech = GlobalSensitivityMedian(bounds=bounds, epsilon=epsilon, clip=clip)
+    return mech.release(x, accountant=accountant, rng=rng)
+
+
+def gaussian_mean(
+    x: ArrayLike,
+    *,
+    bounds: tuple[float, float],
+    rho: float,
+    clip: bool = False,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+) -> Release:
+    """Gaussian noise on the clipped mean, ρ-zCDP under substitution (see :class:`GaussianMean`)."""
+    mech = GaussianMean(bounds=bounds, rho=rho, clip=clip)
+    return mech.release(x, accountant=accountant, rng=rng)
 
 
 def ratio_local_sensitivity_laplace(
-    a: int, b: int, epsilon: float, size: int, rng: SeedLike = None
+    a: int, b: int, *, epsilon: float, size: int, rng: SeedLike = None
 ) -> NDArray[np.float64]:
-    """a/b + Lap(LS(a, b)/ε): seed 002's "noise scaled to local sensitivity" reference. NOT private."""
+    """a/b + Lap(LS(a, b)/ε): Harrison 2024's "noise scaled to local sensitivity" reference. NOT private."""
     eps = check_epsilon(epsilon)
     if check_int("b", b, minimum=2) < check_int("a", a, minimum=0):
         raise ValueError(f"a must be at most b; got a={a}, b={b}")
     scale = float(ratio_local_sensitivity(a, b)) / eps  # > 0: a ≥ 1 or b − a ≥ 1
-    return a / b + Laplace(scale).sample(check_int("size", size, minimum=1), resolve_rng(rng))
+    noise = Laplace(scale).sample(check_int("size", size, minimum=1), resolve_rng(rng))
+    return np.asarray(a / b + noise, dtype=np.float64)

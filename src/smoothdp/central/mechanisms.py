@@ -3,19 +3,29 @@
 The calibration (:func:`smoothdp.calibration.calibrate`) turns the budget into a smoothness β and a
 standardized noise Z; the statistic supplies f and its β-smooth sensitivity S_β (an exact, rounded-up
 smooth upper bound on its local sensitivity). The guarantee is the calibration's, under the statistic's
-neighbour relation:
+neighbour relation (``"substitution"`` for the median, quantiles, trimmed mean, min and max;
+``"add_remove"`` for :class:`~smoothdp.central.statistics.Mean`):
 
-* ``"polyplace"`` (default): pure ε-DP, HT Theorem 8 (any β < ε);
-* ``"student_t"``, ``"cauchy"``: pure ε-DP (notes/noise_and_ss.md §2.2, §2.3, §3.2);
-* ``"laplace"``: (ε, δ)-DP, NRS07 Lemma 2.9 (needs δ > 0).
+* ``"polyplace"`` (default): pure ε-DP, HT Theorem 8 (any β < ε;
+  docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy);
+* ``"student_t"``, ``"cauchy"``: pure ε-DP (LY Lemmas 3.3 and 3.5 at the Hamming metric;
+  docs/theory/calibration.md#students-t-and-generalized-cauchy-rules);
+* ``"laplace"``: (ε, δ)-DP, NRS07 Lemma 2.9, capped (docs/theory/calibration.md#lemma-5-capped-laplace-rule;
+  needs δ > 0).
+
+Proof of the mechanism: docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism.
 
 What is private: ``Release.value`` only. The smooth sensitivity, and with it the noise scale and standard
 deviation, are functions of the data that the guarantee does **not** cover (for the add/remove mean,
-S = (u−l)/n gives n away); they are returned for the data holder, not for publication.
+S = (u−l)/n gives n away); they are kept in ``Release.not_private`` for the data holder.
+
+NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007; HT = Hladík & Tětek, FORC 2025; LY = Liang & Yi, CCS 2024.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -23,50 +33,61 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp import calibration as _calibration
 from smoothdp.calibration import Calibration
-from smoothdp.central.statistics import PreparedData, Statistic, describe_neighbours
-from smoothdp.release import Release
+from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.mechanism import Mechanism
+from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_int
 
-__all__ = ["NOT_PRIVATE_FIELDS", "SmoothSensitivityMechanism"]
-
-#: Release fields that depend on the data without privacy protection (for the data holder only).
-NOT_PRIVATE_FIELDS = ("smooth_sensitivity", "noise_scale", "noise_std")
+__all__ = ["SmoothSensitivityMechanism"]
 
 
-class SmoothSensitivityMechanism:
-    """Release a statistic plus noise scaled to its smooth sensitivity.
+class SmoothSensitivityMechanism(Mechanism):
+    """Release a statistic plus noise scaled to its smooth sensitivity: f(x) + S_β(x)·Z.
+
+    Guarantee: the calibration's (pure ε-DP for PolyPlace, Student's T and Cauchy noise; (ε, δ)-DP for
+    Laplace noise), under the statistic's neighbour relation (``statistic.neighbours``). Lemma: the
+    calibration rule for a β-smooth upper bound on the local sensitivity
+    (docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism; NRS07 §2).
 
     Parameters
     ----------
     statistic
         A :class:`~smoothdp.central.statistics.Statistic` (median, quantile, trimmed mean, mean, min, max).
     epsilon, delta
-        The budget. δ > 0 only for ``noise="laplace"``.
+        The budget (keyword-only). δ > 0 only for ``noise="laplace"``.
+    beta
+        The smoothness β; ``None`` lets the calibration choose (data-independent default).
     noise
         ``"polyplace"`` (pure DP, default), ``"student_t"``, ``"cauchy"`` or ``"laplace"`` ((ε, δ)).
-    beta
-        The smoothness β; ``None`` lets the calibration choose.
-    **shape
-        Shape parameters of the noise family passed to the calibration (``df`` for Student's T,
-        ``gamma`` for the generalized Cauchy).
+    **noise_options
+        The noise family's own keywords (``df``, ``constants`` for Student's T; ``gamma``, ``constants``
+        for the generalized Cauchy; none for PolyPlace and Laplace). Any other keyword is a
+        ``TypeError`` naming the valid ones.
 
     Notes
     -----
-    Release: f(x) + S_β(x)·Z with (β, Z) from ``calibrate(noise, epsilon, delta, beta, model="dp")`` and
-    S_β from ``statistic.smooth_sensitivity(x, β)``. Source: the calibration's lemma and NRS07 Def. 2.1.
+    Release: f(x) + S_β(x)·Z with (β, Z) from ``calibrate(noise, epsilon=…, delta=…, beta=…, model="dp")``
+    and S_β from ``statistic.smooth_sensitivity(x, β)``.
     """
+
+    name = "smooth sensitivity"
+    proof = "docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism"
 
     def __init__(
         self,
         statistic: Statistic,
+        *,
         epsilon: float,
-        noise: str = "polyplace",
         delta: float = 0.0,
         beta: float | None = None,
-        **shape: Any,
+        noise: str = _calibration.DEFAULT_NOISE,
+        **noise_options: Any,
     ) -> None:
-        cal = _calibration.calibrate(noise, epsilon, delta, beta, model="dp", **shape)
+        _calibration.check_noise_options(noise, noise_options, delta=delta)
+        cal = _calibration.calibrate(
+            noise, epsilon=epsilon, delta=delta, beta=beta, model="dp", **noise_options
+        )
         self._setup(statistic, cal)
 
     @classmethod
@@ -88,56 +109,63 @@ class SmoothSensitivityMechanism:
             )
         self.statistic = statistic
         self.calibration = cal
+        self.guarantee = dataclasses.replace(cal.guarantee, neighbours=statistic.neighbours)
+        self.source = f"{cal.source}; smooth sensitivity: {statistic.source}"
 
     @property
     def beta(self) -> float:
-        return self.calibration.beta
+        """The smoothness β of the calibration (data-independent)."""
+        return float(self.calibration.beta)
 
     @property
-    def guarantee(self):
-        return self.calibration.guarantee
+    def statistic_name(self) -> str:
+        return self.statistic.name
 
     def smooth_sensitivity(self, x: ArrayLike | PreparedData) -> float:
         """S_β(x) at the calibrated β (not private: for the data holder)."""
         return self.statistic.smooth_sensitivity(x, self.calibration.beta)
 
-    def sample(self, x: ArrayLike | PreparedData, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs of the mechanism on x (one sort, one S_β, vectorized noise)."""
+    def sample(
+        self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None
+    ) -> NDArray[np.float64]:
+        """``size`` independent outputs of the mechanism on x (one sort, one S_β, vectorized noise).
+
+        For simulations and statistical tests: no accountant is charged.
+        """
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
         s = self.statistic.smooth_sensitivity(d, self.calibration.beta)
         z = np.asarray(self.calibration.noise.sample(n, resolve_rng(rng)), dtype=np.float64)
         return self.statistic.value(d) + s * z
 
-    def release(self, x: ArrayLike | PreparedData, rng: SeedLike = None) -> Release:
-        """One private release of the statistic on x."""
+    def _prepare(self, data: Any) -> PreparedData:
+        return self.statistic.prepare(data)
+
+    def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         cal = self.calibration
-        d = self.statistic.prepare(x)
-        s = self.statistic.smooth_sensitivity(d, cal.beta)
-        z = float(np.asarray(cal.noise.sample(None, resolve_rng(rng))))
+        s = self.statistic.smooth_sensitivity(prepared, cal.beta)
+        z = float(np.asarray(cal.noise.sample(None, rng)))
         std = s * cal.std_per_unit
-        return Release(
-            value=self.statistic.value(d) + s * z,
-            guarantee=cal.guarantee,
-            statistic=self.statistic.name,
+        return self._make_release(
+            self.statistic.value(prepared) + s * z,
             mechanism=f"smooth sensitivity ({cal.family})",
-            source=f"{cal.source}; smooth sensitivity: {self.statistic.source}",
-            noise_scale=s * cal.noise.scale,
-            noise_std=std if np.isfinite(std) else float("inf"),
-            smooth_sensitivity=s,
             beta=cal.beta,
             sampler=cal.noise.sampler,
             details={
                 "noise_family": cal.family,
-                "neighbours": describe_neighbours(self.statistic),
-                "bounds": (self.statistic.lower, self.statistic.upper),
-                "not_private": NOT_PRIVATE_FIELDS,
+                "bounds": self.statistic.bounds,
+                "clip": self.statistic.clip,
             },
+            not_private=NotPrivate(
+                smooth_sensitivity=s,
+                noise_scale=s * cal.noise.scale,
+                noise_std=std if math.isfinite(std) else math.inf,
+            ),
         )
 
     def __repr__(self) -> str:
         cal = self.calibration
         return (
-            f"SmoothSensitivityMechanism({self.statistic!r}, {cal.guarantee}, noise={cal.family!r}, "
+            f"SmoothSensitivityMechanism({self.statistic!r}, {self.guarantee}, noise={cal.family!r}, "
             f"beta={cal.beta:g})"
         )

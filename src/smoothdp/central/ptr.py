@@ -1,4 +1,4 @@
-"""Propose-test-release (Dwork & Lei 2009; PDP Def. 16–18, seed 001), with the budget and threshold fixed.
+"""Propose-test-release (Dwork & Lei, STOC 2009), with the budget and the threshold corrected.
 
 Given a proposed bound b on the local sensitivity of f:
 
@@ -7,35 +7,44 @@ Given a proposed bound b on the local sensitivity of f:
 2. if D(x) + Lap(1/ε₁) < T with T = ln(1/(2δ))/ε₁, refuse (⊥);
 3. otherwise release f(x) + Lap(b/ε₂).
 
-Guarantee: (ε₁ + ε₂, δ)-DP under the statistic's neighbour relation (notes/noise_and_ss.md §5.1):
+Guarantee: (ε₁ + ε₂, δ)-DP under the statistic's neighbour relation
+(docs/theory/central-frameworks.md#propose-test-release):
 
 * the test is the Laplace mechanism on D, ε₁-DP; the release step is ε₂-DP whenever D(x) ≥ 1 (then
   LS(x) ≤ b, so |f(x) − f(x')| ≤ b for every neighbour, in both directions);
 * if D(x) = 0 the release happens only when Lap(1/ε₁) ≥ T, with probability ½·e^{−ε₁T} = δ exactly.
 
-Corrections to seed 001 (PDP): both steps spend budget, so the total is ε₁ + ε₂ (PDP says ε for ε + ε), and
-PDP's threshold ln(2/δ)/(2ε) gives δ' = ½√(δ/2) instead of δ (1.1e−5 for δ = 1e−9).
+Corrections to the textbook version in Near & Abuah, *Programming Differential Privacy*
+(docs/theory/central-frameworks.md#corrections-to-the-published-ptr): both steps spend budget, so the total
+is ε₁ + ε₂ (the book says ε for ε + ε), and the book's threshold ln(2/δ)/(2ε) gives δ' = ½√(δ/2) instead of
+δ (1.1e−5 for δ = 1e−9).
+
+What is public: the value (or the refusal), and the noisy distance D(x) + Lap(1/ε₁) (the ε₁-DP output of
+the test). The true distance D(x) is not private; it stays in ``Release.not_private.extra``.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.statistics import PreparedData, Statistic, describe_neighbours
+from smoothdp.accounting import Accountant
+from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.privacy import ApproxDP
-from smoothdp.release import Release
+from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_delta, check_epsilon, check_in_range, check_int, check_positive
 
 __all__ = ["ProposeTestRelease", "distance_to_instability", "propose_test_release"]
 
 SOURCE = (
-    "Propose-test-release, Dwork & Lei 2009 (PDP Def. 16-18, seed 001) with the budget ε₁+ε₂ and the "
-    "threshold ln(1/(2δ))/ε₁ of notes/noise_and_ss.md §5.1"
+    "Propose-test-release, Dwork & Lei, STOC 2009, with the budget ε₁ + ε₂ and the threshold "
+    "ln(1/(2δ))/ε₁ of docs/theory/central-frameworks.md#corrections-to-the-published-ptr"
 )
 
 
@@ -44,7 +53,7 @@ def distance_to_instability(statistic: Statistic, x: ArrayLike | PreparedData, b
 
     A^(k) is non-decreasing in k and constant (the global sensitivity) from k = n + 1 on, so a binary
     search over k ∈ [0, n + 1] finds D with O(log n) evaluations of A^(k). The rounded-up A^(k) is used,
-    so D is never overestimated.
+    so D is never overestimated. D is a function of the data (not private).
     """
     b = check_positive("proposed_bound", bound)
     d = statistic.prepare(x)
@@ -64,8 +73,13 @@ def distance_to_instability(statistic: Statistic, x: ArrayLike | PreparedData, b
     return float(hi)
 
 
-class ProposeTestRelease:
-    """Propose-test-release for a statistic (see the module docstring for the guarantee).
+class ProposeTestRelease(Mechanism):
+    """Propose-test-release for a statistic: (ε, δ)-DP under the statistic's neighbour relation.
+
+    Guarantee: ``ApproxDP(epsilon, delta, neighbours=statistic.neighbours)`` for test and release together
+    (the refusal spends the budget too). Lemma: the Laplace test on the distance to instability (global
+    sensitivity 1) and the Laplace release with the proposed bound
+    (docs/theory/central-frameworks.md#propose-test-release; Dwork & Lei, STOC 2009).
 
     Parameters
     ----------
@@ -81,13 +95,16 @@ class ProposeTestRelease:
         The share of ε spent on the test (default ½).
     """
 
+    name = "propose-test-release"
+    proof = "docs/theory/central-frameworks.md#propose-test-release"
+
     def __init__(
         self,
         statistic: Statistic,
+        *,
         proposed_bound: float,
         epsilon: float,
         delta: float,
-        *,
         test_fraction: float = 0.5,
     ) -> None:
         if not isinstance(statistic, Statistic):
@@ -100,77 +117,86 @@ class ProposeTestRelease:
         self.epsilon_test = frac * self.epsilon
         self.epsilon_release = self.epsilon - self.epsilon_test
         self.threshold = math.log(1.0 / (2.0 * self.delta)) / self.epsilon_test
-        self.guarantee = ApproxDP(self.epsilon, self.delta)
+        self.guarantee = ApproxDP(self.epsilon, self.delta, neighbours=statistic.neighbours)
+        self.source = f"{SOURCE}; sensitivity: {statistic.source}"
+
+    @property
+    def statistic_name(self) -> str:
+        return self.statistic.name
 
     def _noisy_distance(
         self, distance: float, size: int | None, rng: np.random.Generator
     ) -> NDArray[np.float64]:
         """D + Lap(1/ε₁) (a test's broken twin overrides this)."""
-        return distance + Laplace(1.0 / self.epsilon_test).sample(size, rng)
+        return np.asarray(distance + Laplace(1.0 / self.epsilon_test).sample(size, rng), dtype=np.float64)
 
-    def sample(self, x: ArrayLike | PreparedData, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN."""
+    def sample(self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN (no accountant)."""
         n = check_int("size", size, minimum=1)
-        gen = resolve_rng(rng)
         d = self.statistic.prepare(x)
+        gen = resolve_rng(rng)
         distance = distance_to_instability(self.statistic, d, self.bound)
         passed = np.asarray(self._noisy_distance(distance, n, gen)) >= self.threshold
         values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(n, gen)
         return np.where(passed, values, np.nan)
 
-    def release(self, x: ArrayLike | PreparedData, rng: SeedLike = None) -> Release:
-        """One run: a :class:`~smoothdp.release.Release` (``refused=True`` with the reason when ⊥)."""
-        gen = resolve_rng(rng)
-        d = self.statistic.prepare(x)
-        distance = distance_to_instability(self.statistic, d, self.bound)
-        noisy = float(self._noisy_distance(distance, None, gen))
+    def _prepare(self, data: Any) -> PreparedData:
+        return self.statistic.prepare(data)
+
+    def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
+        distance = distance_to_instability(self.statistic, prepared, self.bound)
+        noisy = float(self._noisy_distance(distance, None, rng))
         details = {
             "epsilon_test": self.epsilon_test,
             "epsilon_release": self.epsilon_release,
             "threshold": self.threshold,
-            "noisy_distance": noisy,  # ε₁-DP, safe to publish
+            "noisy_distance": noisy,  # the ε₁-DP output of the test: covered by the guarantee
             "proposed_bound": self.bound,
-            "neighbours": describe_neighbours(self.statistic),
-        }
-        common = {
-            "guarantee": self.guarantee,
-            "statistic": self.statistic.name,
-            "mechanism": "propose-test-release",
-            "source": f"{SOURCE}; sensitivity: {self.statistic.source}",
-            "details": details,
+            "bounds": self.statistic.bounds,
         }
         if not noisy >= self.threshold:
             reason = (
                 f"noisy distance to instability {noisy:.4g} is below the threshold {self.threshold:.4g}: "
                 f"the data may be too close to a data set whose local sensitivity exceeds {self.bound:g}"
             )
-            return Release(value=None, refused=True, reason=reason, **common)
-        scale = self.bound / self.epsilon_release
-        noise = Laplace(scale)
-        return Release(
-            value=self.statistic.value(d) + float(noise.sample(None, gen)),
-            noise_scale=scale,
-            noise_std=noise.std(),
+            return self._make_release(
+                None,
+                refused=True,
+                reason=reason,
+                details=details,
+                not_private=NotPrivate(extra={"distance_to_instability": distance}),
+            )
+        noise = Laplace(self.bound / self.epsilon_release)
+        return self._make_release(
+            self.statistic.value(prepared) + float(noise.sample(None, rng)),
             sampler=noise.sampler,
-            **common,
+            details=details,
+            not_private=NotPrivate(
+                noise_scale=noise.scale,
+                noise_std=noise.std(),
+                extra={"distance_to_instability": distance},
+            ),
         )
 
 
 def propose_test_release(
     statistic: Statistic,
     x: ArrayLike,
+    *,
     proposed_bound: float,
     epsilon: float,
     delta: float,
-    rng: SeedLike = None,
-    *,
     test_fraction: float = 0.5,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
 ) -> Release:
-    """Propose-test-release of ``statistic`` on x: (ε, δ)-DP in total, test and release together.
+    """Propose-test-release of ``statistic`` on x: (ε, δ)-DP in total under the statistic's neighbour
+    relation, test and release together (see :class:`ProposeTestRelease`).
 
-    See :class:`ProposeTestRelease`. A refusal is a :class:`~smoothdp.release.Release` with
-    ``refused=True`` and the reason; the budget is spent either way.
+    A refusal is a :class:`~smoothdp.release.Release` with ``refused=True`` and the reason; the budget is
+    spent (and ``accountant`` charged) either way.
     """
-    return ProposeTestRelease(statistic, proposed_bound, epsilon, delta, test_fraction=test_fraction).release(
-        x, rng
+    mech = ProposeTestRelease(
+        statistic, proposed_bound=proposed_bound, epsilon=epsilon, delta=delta, test_fraction=test_fraction
     )
+    return mech.release(x, accountant=accountant, rng=rng)

@@ -1,57 +1,79 @@
-"""Sample-and-aggregate (NRS07 §4; PDP Definition 20, seed 001).
+"""Sample-and-aggregate (NRS07 §4; Near & Abuah, *Programming Differential Privacy*, chapter Local
+Sensitivity).
 
 Split the records into k disjoint blocks, independently of the data and of the order of the records, by
 one of two partitions:
 
 * ``partition="independent"`` (default): every record draws its block uniformly and independently (block
-  sizes are multinomial). Private under substitution **and** add/remove: the other records' labels do not
-  depend on n, so adding or removing a record changes exactly its own block.
+  sizes are multinomial). Private under substitution **and** add/remove, with the same ε: the other
+  records' labels do not depend on n, so adding, removing or substituting a record changes exactly its
+  own block (docs/theory/central-frameworks.md#independent-block-labels).
 * ``partition="balanced"``: a **uniformly random balanced partition** (block sizes differ by at most one),
-  as in NRS07. Private under substitution of one record only (n public). It avoids empty blocks when n is
-  close to k (with independent labels a block is empty with probability (1 − 1/k)^n ≈ e^{−n/k}).
+  as in NRS07. Private under substitution of one record only (n public)
+  (docs/theory/central-frameworks.md#balanced-partition). It avoids empty blocks when n is close to k (with
+  independent labels a block is empty with probability (1 − 1/k)^n ≈ e^{−n/k}).
 
 Then compute z_i = f(block_i), clip it to public bounds [l, u], and aggregate privately:
 
-* ``aggregator="mean"``: (1/k) Σ z_i + Lap((u − l)/(kε)). Pure ε-DP (PDP Def. 20): one record is in one
-  block, so the clipped average moves by at most (u − l)/k.
+* ``aggregator="mean"``: (1/k) Σ z_i + Lap((u − l)/(kε)). Pure ε-DP: one record is in one block, so the
+  clipped average moves by at most (u − l)/k.
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
   :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
 
 Both aggregators need the block outputs z of neighbouring data sets to be substitution neighbours (one z_i
-differs). Balanced: with the same random permutation, substituting one record changes exactly one block.
-It does **not** extend to add/remove: adding a record to a balanced partition can unbalance two blocks
-(sizes q + 1 and q − 1), so no coupling changes only one block, and a function f that sees block sizes can
-lose ≈ 2ε − ln 3 > ε (the counterexample is kept in ``tests/central/test_sample_aggregate_neighbours.py``).
+differs; k is public). Balanced: with the same random permutation, substituting one record changes exactly
+one block. It does **not** extend to add/remove: adding a record to a balanced partition can unbalance two
+blocks (sizes q + 1 and q − 1), so no coupling changes only one block, and a function f that sees block sizes
+can lose ≈ 2ε − ln 3 > ε (the counterexample is kept in
+``tests/central/test_sample_aggregate_neighbours.py``).
 Independent: couple the labels record by record; the added, removed or substituted record moves only its
-own block. PDP's code chunks by row position, which under add/remove shifts every later chunk
-(notes/noise_and_ss.md §5.2). Empty blocks output the midpoint (l + u)/2 without calling f.
+own block. Chunking by row position (as the book's code does) would, under add/remove, shift every later
+chunk. Empty blocks output the midpoint (l + u)/2 without calling f.
+
+**The neighbour relation of the guarantee.** A guarantee records one relation. The independent partition
+satisfies the same ε under both; it states ``"add_remove"`` by default (it does not need n public), and
+``neighbours="substitution"`` states it under substitution instead (then a substitution
+:class:`~smoothdp.accounting.Accountant` counts ε, not the 2ε of the add/remove → substitution conversion).
+The balanced partition states ``"substitution"`` and refuses ``neighbours="add_remove"``.
+
+Proof: docs/theory/central-frameworks.md#sample-and-aggregate. NRS07 = Nissim, Raskhodnikova & Smith,
+STOC 2007.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.accounting import Accountant
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.statistics import Median
+from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
-from smoothdp.privacy import PureDP
-from smoothdp.release import Release
+from smoothdp.privacy import Guarantee, PureDP, check_neighbours
+from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_bounds, check_data, check_epsilon, check_int
 
 __all__ = ["SampleAndAggregate", "block_starts", "random_blocks", "sample_and_aggregate"]
 
-SOURCE_MEAN = "Sample-and-aggregate, NRS07 §4 / PDP Def. 20 (seed 001): Laplace on the clipped block mean"
+SOURCE_MEAN = (
+    "Sample-and-aggregate, Nissim, Raskhodnikova & Smith, STOC 2007, §4: Laplace on the clipped block mean "
+    "(docs/theory/central-frameworks.md#sample-and-aggregate)"
+)
 AGGREGATORS = ("mean", "median")
 PARTITIONS = ("balanced", "independent")
-NEIGHBOURS = {
-    "balanced": "substitution of one record (n public); not add/remove",
-    "independent": "substitution or addition/removal of one record",
+#: The neighbour relations each partition is private under; the first is the default of the guarantee.
+PARTITION_NEIGHBOURS = {
+    "independent": ("add_remove", "substitution"),
+    "balanced": ("substitution",),
 }
+#: The keywords of the median aggregator (the mean aggregator takes none of them).
+MEDIAN_OPTIONS = ("noise", "delta", "beta", "df", "gamma", "constants")
 #: Records × repetitions processed at once by the vectorized block mean.
 _CHUNK = 4_000_000
 
@@ -75,12 +97,15 @@ def random_blocks(
     return rng.permutation(n), block_starts(n, n_blocks)
 
 
-class SampleAndAggregate:
+class SampleAndAggregate(Mechanism):
     """Sample-and-aggregate with a private aggregator over k blocks (see the module docstring).
 
-    Guarantee: ``self.guarantee`` (pure ε-DP for ``"mean"``, the median mechanism's for ``"median"``) under
-    substitution and add/remove neighbours for ``partition="independent"`` (default); under substitution
-    only, n public, for ``partition="balanced"`` (``self.neighbours`` says which).
+    Guarantee: pure ε-DP for ``aggregator="mean"`` (Laplace on the clipped block mean), the median
+    mechanism's guarantee for ``"median"``; under ``"add_remove"`` (default) or ``"substitution"`` for
+    ``partition="independent"``, under ``"substitution"`` only (n public) for ``partition="balanced"``.
+    Lemma: one record changes one block output
+    (docs/theory/central-frameworks.md#sample-and-aggregate, #independent-block-labels,
+    #balanced-partition).
 
     Parameters
     ----------
@@ -91,30 +116,35 @@ class SampleAndAggregate:
         k ≥ 1, public.
     bounds
         (l, u): the block outputs are clipped to it.
-    epsilon, delta
+    epsilon
         The budget of the aggregator.
     aggregator
         ``"mean"`` (Laplace, pure ε-DP) or ``"median"`` (smooth-sensitivity median).
     partition
-        ``"independent"`` (default: i.i.d. uniform block labels; substitution and add/remove neighbours) or
-        ``"balanced"`` (balanced random partition; substitution neighbours only).
-    noise, beta, **shape
-        For ``aggregator="median"``: passed to :class:`SmoothSensitivityMechanism`.
+        ``"independent"`` (default: i.i.d. uniform block labels) or ``"balanced"`` (balanced random
+        partition).
+    neighbours
+        The relation the guarantee is stated under (``None``: ``"add_remove"`` for the independent
+        partition, ``"substitution"`` for the balanced one).
+    **median_options
+        For ``aggregator="median"`` only: ``noise``, ``delta``, ``beta`` and the noise family's keywords,
+        passed to :class:`SmoothSensitivityMechanism`. The mean aggregator takes none (a ``TypeError``).
     """
+
+    name = "sample-and-aggregate"
+    proof = "docs/theory/central-frameworks.md#sample-and-aggregate"
 
     def __init__(
         self,
         func: BlockFunction,
+        *,
         n_blocks: int,
         bounds: tuple[float, float],
         epsilon: float,
         aggregator: str = "mean",
-        *,
         partition: str = "independent",
-        noise: str = "polyplace",
-        delta: float = 0.0,
-        beta: float | None = None,
-        **shape: Any,
+        neighbours: str | None = None,
+        **median_options: Any,
     ) -> None:
         if not (callable(func) or func == "mean"):
             raise TypeError(f"func must be a callable of one block or 'mean'; got {func!r}")
@@ -122,33 +152,44 @@ class SampleAndAggregate:
             raise ValueError(f"aggregator must be one of {AGGREGATORS}; got {aggregator!r}")
         if partition not in PARTITIONS:
             raise ValueError(f"partition must be one of {PARTITIONS}; got {partition!r}")
+        allowed = PARTITION_NEIGHBOURS[partition]
+        relation = allowed[0] if neighbours is None else check_neighbours(neighbours)
+        if relation not in allowed:
+            raise ValueError(
+                f"partition={partition!r} is private under neighbours in {allowed} only; got "
+                f"neighbours={neighbours!r} (adding a record can unbalance two blocks: use "
+                "partition='independent' for add/remove)"
+            )
         self.partition = partition
-        self.neighbours = NEIGHBOURS[partition]
         self.func = func
         self.n_blocks = check_int("n_blocks", n_blocks, minimum=1)
         self.lower, self.upper = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.aggregator = aggregator
         if aggregator == "median":
-            median = Median(self.lower, self.upper, clip=True)
-            self._median = SmoothSensitivityMechanism(median, epsilon, noise, delta, beta, **shape)
-            self.guarantee = self._median.guarantee
+            check_options(median_options, MEDIAN_OPTIONS, what="aggregator='median'")
+            median = Median(bounds=(self.lower, self.upper), clip=True)
+            self._median = SmoothSensitivityMechanism(median, epsilon=self.epsilon, **median_options)
+            base: Guarantee = self._median.calibration.guarantee
+            self.source = (
+                "Sample-and-aggregate, Nissim, Raskhodnikova & Smith, STOC 2007, §4; aggregator: "
+                f"{self._median.source}"
+            )
         else:
-            if delta != 0.0:
-                raise ValueError(f"delta must be 0 for aggregator='mean' (pure ε-DP); got {delta!r}")
-            self.guarantee = PureDP(self.epsilon)
+            check_options(median_options, (), what="aggregator='mean' (Laplace, pure ε-DP)")
+            base = PureDP(self.epsilon)
             self._noise = Laplace((self.upper - self.lower) / (self.n_blocks * self.epsilon))
+            self.source = SOURCE_MEAN
+        self.guarantee = dataclasses.replace(base, neighbours=relation)
 
-    def block_outputs(self, x: ArrayLike, rng: SeedLike = None) -> NDArray[np.float64]:
+    def block_outputs(self, x: ArrayLike, *, rng: SeedLike = None) -> NDArray[np.float64]:
         """z_i = clip(f(block_i), l, u) for one random partition (not private on its own)."""
-        return self._block_outputs_many(check_data(x, "x", ndim=(1, 2)), 1, resolve_rng(rng))[0]
+        return self._block_outputs_many(self._prepare(x), 1, resolve_rng(rng))[0]
 
     def _block_outputs_many(
         self, data: NDArray[np.float64], reps: int, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """Block outputs for ``reps`` independent partitions, shape (reps, k)."""
-        if self.func == "mean" and data.ndim != 1:
-            raise ValueError("func='mean' needs 1-D data; pass a callable for rows of a 2-D array")
+        """Block outputs for ``reps`` independent partitions of checked data, shape (reps, k)."""
         if self.partition == "independent":
             rows = max(1, _CHUNK // max(data.shape[0], 1))  # bounded memory: reps × n labels per chunk
             return np.concatenate(
@@ -176,7 +217,7 @@ class SampleAndAggregate:
             for r, order in enumerate(orders, start=r0):
                 shuffled = data[order]
                 for i in np.flatnonzero(full):  # a loop over blocks, not over records
-                    out[r, i] = float(self.func(shuffled[starts[i] : ends[i]]))
+                    out[r, i] = self._apply(shuffled[starts[i] : ends[i]])
         return self._checked_clip(out)
 
     def block_outputs_from_labels(self, data: ArrayLike, labels: ArrayLike) -> NDArray[np.float64]:
@@ -205,19 +246,27 @@ class SampleAndAggregate:
         else:
             for r in range(reps):  # a loop over repetitions and blocks, not over records
                 for i in np.flatnonzero(counts[r]):
-                    out[r, i] = float(self.func(x[lab[r] == i]))
+                    out[r, i] = self._apply(x[lab[r] == i])
         return self._checked_clip(out)
+
+    def _apply(self, block: NDArray[np.float64]) -> float:
+        """f(block) for a callable f (the string "mean" takes the vectorized paths)."""
+        func = self.func
+        assert not isinstance(func, str)
+        return float(func(block))
 
     def _checked_clip(self, out: NDArray[np.float64]) -> NDArray[np.float64]:
         if np.any(np.isnan(out)):
             raise ValueError("func returned NaN on a block; it must return a real number on every block")
         return np.clip(out, self.lower, self.upper)
 
-    def sample(self, x: ArrayLike, size: int, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs on x, each with its own random partition (vectorized)."""
+    def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
+        """``size`` independent outputs on x, each with its own random partition (vectorized; no
+        accountant)."""
         n = check_int("size", size, minimum=1)
+        data = self._prepare(x)
         gen = resolve_rng(rng)
-        z = self._block_outputs_many(check_data(x, "x", ndim=(1, 2)), n, gen)
+        z = self._block_outputs_many(data, n, gen)
         if self.aggregator == "mean":
             return z.mean(axis=1) + self._noise.sample(n, gen)
         # The median mechanism depends on the multiset of block outputs: one S_β per distinct multiset.
@@ -229,55 +278,64 @@ class SampleAndAggregate:
         which = which.reshape(-1)
         return values[which] + scales[which] * noise
 
-    def release(self, x: ArrayLike, rng: SeedLike = None) -> Release:
-        """One private release."""
-        gen = resolve_rng(rng)
-        z = self.block_outputs(x, gen)
-        details = {
-            "neighbours": self.neighbours,
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        x = check_data(data, "x", ndim=(1, 2))
+        if self.func == "mean" and x.ndim != 1:
+            raise ValueError("func='mean' needs 1-D data; pass a callable for rows of a 2-D array")
+        return x
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        z = self._block_outputs_many(prepared, 1, rng)[0]
+        details: dict[str, Any] = {
             "partition": self.partition,
             "n_blocks": self.n_blocks,
             "bounds": (self.lower, self.upper),
             "aggregator": self.aggregator,
         }
         if self.aggregator == "median":
-            inner = self._median.release(z, gen)
-            return Release(
-                value=inner.value,
-                guarantee=inner.guarantee,
-                statistic="sample-and-aggregate",
-                mechanism="sample-and-aggregate, smooth-sensitivity median "
-                f"({inner.details['noise_family']})",
-                source=f"Sample-and-aggregate, NRS07 §4; aggregator: {inner.source}",
-                noise_scale=inner.noise_scale,
-                noise_std=inner.noise_std,
-                smooth_sensitivity=inner.smooth_sensitivity,
+            inner = self._median._release(self._median._prepare(z), rng)
+            family = inner.details["noise_family"]
+            return self._make_release(
+                inner.value,
+                mechanism=f"sample-and-aggregate, smooth-sensitivity median ({family})",
                 beta=inner.beta,
                 sampler=inner.sampler,
-                details={**details, "not_private": inner.details["not_private"]},
+                details={**details, "noise_family": family},
+                not_private=inner.not_private,
             )
-        return Release(
-            value=float(np.mean(z)) + float(self._noise.sample(None, gen)),
-            guarantee=self.guarantee,
-            statistic="sample-and-aggregate",
+        return self._make_release(
+            float(np.mean(z)) + float(self._noise.sample(None, rng)),
             mechanism="sample-and-aggregate, Laplace on the clipped block mean",
-            source=SOURCE_MEAN,
-            noise_scale=self._noise.scale,
-            noise_std=self._noise.std(),
             sampler=self._noise.sampler,
             details=details,
+            not_private=NotPrivate(noise_scale=self._noise.scale, noise_std=self._noise.std()),
         )
 
 
 def sample_and_aggregate(
     func: BlockFunction,
     x: ArrayLike,
+    *,
     n_blocks: int,
     bounds: tuple[float, float],
     epsilon: float,
     aggregator: str = "mean",
+    partition: str = "independent",
+    neighbours: str | None = None,
     rng: SeedLike = None,
-    **kwargs: Any,
+    accountant: Accountant | None = None,
+    **median_options: Any,
 ) -> Release:
-    """Sample-and-aggregate release of ``func`` on x (see :class:`SampleAndAggregate`)."""
-    return SampleAndAggregate(func, n_blocks, bounds, epsilon, aggregator, **kwargs).release(x, rng)
+    """Sample-and-aggregate release of ``func`` on x (see :class:`SampleAndAggregate` for the guarantee
+    and its neighbour relation); ``accountant`` is charged before the partition and the noise are drawn."""
+    mech = SampleAndAggregate(
+        func,
+        n_blocks=n_blocks,
+        bounds=bounds,
+        epsilon=epsilon,
+        aggregator=aggregator,
+        partition=partition,
+        neighbours=neighbours,
+        **median_options,
+    )
+    return mech.release(x, accountant=accountant, rng=rng)

@@ -1,9 +1,10 @@
 """Central-DP statistics with their local sensitivity at distance k and their smooth sensitivity.
 
-Every statistic is computed on data in declared public bounds [lower, upper]. Data outside them is an
+Every statistic is computed on data in declared public ``bounds=(lower, upper)``. Data outside them is an
 error unless the caller asked for clipping (``clip=True``); the statistic is then the one of the clipped
-data. One record per person. The neighbour relation is **substitution** (n fixed and public) except for
-:class:`Mean`, which uses **add/remove** (n private).
+data. One record per person. The neighbour relation (``Statistic.neighbours``, one of the relation names
+of :mod:`smoothdp.privacy`) is ``"substitution"`` (n fixed and public) except for :class:`Mean`, which uses
+``"add_remove"`` (n private).
 
 Each statistic has
 
@@ -14,8 +15,14 @@ Each statistic has
 
 ``prepare(x)`` validates (and sorts) the data once; the result can be passed to every method in place of x.
 
-Formulas: notes/noise_and_ss.md §4 (order statistics §4.1, trimmed mean §4.2, min/max §4.3, mean §4.5),
-computed by :mod:`smoothdp.central._pairs` in O(n log n) after sorting (O(n log n) overall).
+Formulas and proofs: docs/theory/smooth-sensitivity.md#median-and-quantiles (order statistics, NRS07 §3.1),
+docs/theory/smooth-sensitivity.md#minimum-and-maximum, docs/theory/smooth-sensitivity.md#trimmed-mean (BS19)
+and docs/theory/smooth-sensitivity.md#mean-with-clipping, computed by :mod:`smoothdp.central._pairs` in
+O(n log n) after sorting (docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm).
+
+NRS07 = Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private data analysis", STOC 2007;
+BS19 = Bun & Steinke, "Average-case averages: private algorithms for smooth sensitivity and mean
+estimation", NeurIPS 2019.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -52,7 +59,7 @@ __all__ = [
     "TrimmedMean",
 ]
 
-Neighbours = Literal["substitute", "add_remove"]
+Neighbours = Literal["substitution", "add_remove"]
 
 
 @dataclass(frozen=True)
@@ -72,22 +79,32 @@ class Statistic(ABC):
 
     Parameters
     ----------
-    lower, upper
-        The public bounds of every record (lower < upper, finite).
+    bounds
+        ``(lower, upper)``: the public bounds of every record (lower < upper, finite).
     clip
         Clip records into the bounds (``True``) or refuse records outside them (``False``, default).
+
+    Attributes
+    ----------
+    neighbours
+        The neighbour relation the sensitivities are computed for: ``"substitution"`` or ``"add_remove"``.
     """
 
     name: ClassVar[str] = "statistic"
-    neighbours: ClassVar[Neighbours] = "substitute"
+    neighbours: ClassVar[Neighbours] = "substitution"
     source: ClassVar[str] = ""
     needs_sorting: ClassVar[bool] = True
 
-    def __init__(self, lower: float, upper: float, *, clip: bool = False) -> None:
-        self.lower, self.upper = check_bounds((lower, upper), name="bounds (lower, upper)")
+    def __init__(self, *, bounds: tuple[float, float], clip: bool = False) -> None:
+        self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
         if not isinstance(clip, bool | np.bool_):
             raise TypeError(f"clip must be True or False; got {clip!r}")
         self.clip = bool(clip)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The public bounds (lower, upper)."""
+        return self.lower, self.upper
 
     # -- data --------------------------------------------------------------------------------------------
     def prepare(self, x: ArrayLike | PreparedData) -> PreparedData:
@@ -153,7 +170,7 @@ class Statistic(ABC):
         return f"{self.name} on [{self.lower:g}, {self.upper:g}]"
 
     def __repr__(self) -> str:
-        bounds = f"lower={self.lower:g}, upper={self.upper:g}"
+        bounds = f"bounds=({self.lower:g}, {self.upper:g})"
         return f"{type(self).__name__}({self._params()}{bounds}, clip={self.clip})"
 
     def _params(self) -> str:
@@ -167,11 +184,14 @@ class OrderStatistic(Statistic):
     """The order statistic x_(r) of the sorted data, for a rank rule r(n) ∈ {1, …, n}.
 
     A^(k)(x) = max_{t=0..k+1} (x_(r+t) − x_(r+t−k−1)) with the padding x_(i) = lower for i ≤ 0 and upper
-    for i ≥ n+1 (NRS07 §3.1; notes/noise_and_ss.md §4.1, checked against brute force).
-    Substitution neighbours.
+    for i ≥ n+1 (NRS07 §3.1; docs/theory/smooth-sensitivity.md#median-and-quantiles, checked against brute
+    force). Neighbours: ``"substitution"``.
     """
 
-    source: ClassVar[str] = "NRS07 §3.1 (order statistics); notes/noise_and_ss.md §4.1"
+    source: ClassVar[str] = (
+        "Nissim, Raskhodnikova & Smith, STOC 2007, §3.1 (order statistics); "
+        "docs/theory/smooth-sensitivity.md#median-and-quantiles"
+    )
 
     @abstractmethod
     def rank(self, n: int) -> int:
@@ -214,9 +234,9 @@ class Quantile(OrderStatistic):
     the maximum.
     """
 
-    def __init__(self, q: float, lower: float, upper: float, *, clip: bool = False) -> None:
+    def __init__(self, q: float, *, bounds: tuple[float, float], clip: bool = False) -> None:
         self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
-        super().__init__(lower, upper, clip=clip)
+        super().__init__(bounds=bounds, clip=clip)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -230,7 +250,10 @@ class Quantile(OrderStatistic):
 
 
 class Min(OrderStatistic):
-    """The minimum x_(1): A^(k) = max(x_(k+1) − lower, x_(k+2) − x_(1)) (notes §4.3)."""
+    """The minimum x_(1): A^(k) = max(x_(k+1) − lower, x_(k+2) − x_(1)).
+
+    Proof: docs/theory/smooth-sensitivity.md#minimum-and-maximum. Neighbours: ``"substitution"``.
+    """
 
     name: ClassVar[str] = "min"
 
@@ -239,7 +262,10 @@ class Min(OrderStatistic):
 
 
 class Max(OrderStatistic):
-    """The maximum x_(n): A^(k) = max(upper − x_(n−k), x_(n) − x_(n−k−1)) (notes §4.3, by reflection)."""
+    """The maximum x_(n): A^(k) = max(upper − x_(n−k), x_(n) − x_(n−k−1)) (by reflection of the minimum).
+
+    Proof: docs/theory/smooth-sensitivity.md#minimum-and-maximum. Neighbours: ``"substitution"``.
+    """
 
     name: ClassVar[str] = "max"
 
@@ -254,7 +280,8 @@ class TrimmedMean(Statistic):
     """The m-trimmed mean (1/(n−2m)) Σ_{i=m+1}^{n−m} x_(i) (Bun & Steinke 2019, "Average-case averages").
 
     A^(k)(x) = (1/(n−2m)) · max_{ℓ=0..k+1} (x_(n−m+1+k−ℓ) − x_(m+1−ℓ)) with the order-statistic padding
-    (notes/noise_and_ss.md §4.2, checked against brute force). Substitution neighbours.
+    (docs/theory/smooth-sensitivity.md#trimmed-mean, checked against brute force). Neighbours:
+    ``"substitution"``.
 
     Parameters
     ----------
@@ -262,20 +289,22 @@ class TrimmedMean(Statistic):
         An ``int`` m ≥ 0: the number of records cut from *each* end (needs n > 2m); or a ``float`` in
         [0, 0.5): the proportion cut from each end, m = ⌊trim·n⌋ (as ``scipy.stats.trim_mean``; the product
         is exact in trim's shortest decimal form).
-    lower, upper, clip
+    bounds, clip
         As for every statistic.
     """
 
-    source: ClassVar[str] = "Bun & Steinke 2019 (trimmed mean); notes/noise_and_ss.md §4.2"
+    source: ClassVar[str] = (
+        "Bun & Steinke, NeurIPS 2019 (trimmed mean); docs/theory/smooth-sensitivity.md#trimmed-mean"
+    )
 
-    def __init__(self, trim: int | float, lower: float, upper: float, *, clip: bool = False) -> None:
+    def __init__(self, trim: int | float, *, bounds: tuple[float, float], clip: bool = False) -> None:
         if isinstance(trim, bool) or not isinstance(trim, int | float | np.integer | np.floating):
             raise TypeError(f"trim must be an int (records per end) or a float proportion; got {trim!r}")
         if isinstance(trim, int | np.integer):
             self.trim: int | float = check_int("trim", trim, minimum=0)
         else:
             self.trim = check_in_range("trim", trim, 0.0, 0.5, low_open=False, high_open=True)
-        super().__init__(lower, upper, clip=clip)
+        super().__init__(bounds=bounds, clip=clip)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -324,8 +353,9 @@ class TrimmedMean(Statistic):
 class Mean(Statistic):
     """The mean of records in [lower, upper] under **add/remove** neighbours (n is private).
 
-    Local sensitivity at distance k, the size-only bound of notes/noise_and_ss.md §4.5 (PDP's u/(n+1)
-    ignores removals; removing x_i moves the mean by |x̄ − x_i|/(n−1) ≤ (u−l)/n):
+    Local sensitivity at distance k, the size-only bound of
+    docs/theory/smooth-sensitivity.md#mean-with-clipping (the u/(n+1) of Near & Abuah's *Programming
+    Differential Privacy* ignores removals; removing x_i moves the mean by |x̄ − x_i|/(n−1) ≤ (u−l)/n):
 
         A^(k)(x) ≤ (u − l)/max(n − k, 1),
 
@@ -339,7 +369,10 @@ class Mean(Statistic):
 
     name: ClassVar[str] = "mean"
     neighbours: ClassVar[Neighbours] = "add_remove"
-    source: ClassVar[str] = "PDP ch. Local Sensitivity (seed 001), corrected for removals: notes §4.5"
+    source: ClassVar[str] = (
+        "Near & Abuah, Programming Differential Privacy, chapter Local Sensitivity, corrected for removals: "
+        "docs/theory/smooth-sensitivity.md#mean-with-clipping"
+    )
     needs_sorting: ClassVar[bool] = False
 
     def _value(self, d: PreparedData) -> float:
@@ -355,8 +388,3 @@ class Mean(Statistic):
     def _global_sensitivity(self, n: int) -> float:
         return self.upper - self.lower
 
-
-def describe_neighbours(statistic: Any) -> str:
-    """Human-readable neighbour relation of a statistic."""
-    rel = getattr(statistic, "neighbours", "substitute")
-    return "one record added or removed" if rel == "add_remove" else "one record substituted"

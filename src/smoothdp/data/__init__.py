@@ -5,16 +5,19 @@ experiments need ship inside the package (gzip-compressed CSV). Every loader als
 file of the same shape (``path=...``).
 
 * ``adult``: UCI Adult training split, 32,561 rows, 15 columns. UCI Machine Learning Repository
-  "Adult" (Becker & Kohavi 1996), CC BY 4.0. Stands in for seed 001's ``adult['Age']``.
+  "Adult" (Becker & Kohavi 1996), CC BY 4.0. The ``adult['Age']`` column of the local-sensitivity chapter of
+  Near & Abuah, *Programming Differential Privacy* (``docs/references.md#pdp``).
 * ``ca_pums_2000_persons``: 10,000 California persons from the 2000 Census PUMS (age, sex, educ,
   income in USD with negatives allowed, married). "PUMS California Subsample" (Honaker 2015, Dataverse),
-  via the PSI-Library R package; public Census microdata. Stands in for seed 000's 2022 California
-  household incomes, which are not redistributable: compare shapes, not levels.
+  via the PSI-Library R package; public Census microdata. Stands in for the 2022 California household
+  incomes (IPUMS USA extract) of Liang & Yi, CCS 2024 (``docs/references.md#ly24``), which are not
+  redistributable: compare shapes, not levels.
 * ``nyc_collisions_sample``: 13,032 NYC motor-vehicle collisions with coordinates (crash_date, borough,
   latitude, longitude). NYC Open Data "Motor Vehicle Collisions - Crashes" (public), a subsample of
   mostly 2016 crashes.
 
-The 2020 election data of seed 003 live in :mod:`smoothdp.data.elections`.
+The US presidential election data of Liu, Wang & Xia, TMLR 2023 (``docs/references.md#lwx23``) live in
+:mod:`smoothdp.data.elections`.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def _require(columns: dict[str, NDArray], needed: tuple[str, ...], name: str) ->
 
 
 def load_adult_ages(path: str | PathLike[str] | None = None) -> NDArray[np.float64]:
-    """The ``age`` column of UCI Adult (seed 001's ``adult['Age']``): 32,561 ages in [17, 90]."""
+    """The ``age`` column of UCI Adult (Near & Abuah's ``adult['Age']``): 32,561 ages in [17, 90]."""
     columns = load_csv("adult", path)
     _require(columns, ("age",), "adult")
     return columns["age"].astype(np.float64)
@@ -81,8 +84,8 @@ def load_adult_ages(path: str | PathLike[str] | None = None) -> NDArray[np.float
 def load_ca_incomes(path: str | PathLike[str] | None = None) -> NDArray[np.float64]:
     """Annual person incomes (USD) of the California 2000 PUMS subsample; negatives are kept.
 
-    It stands in for seed 000's 2022 California household incomes, which are not redistributable:
-    compare shapes, not levels.
+    It stands in for the 2022 California household incomes of Liang & Yi, CCS 2024 (an IPUMS USA extract,
+    not redistributable): compare shapes, not levels.
     """
     columns = load_csv("ca_pums_2000_persons", path)
     _require(columns, ("income",), "ca_pums_2000_persons")

@@ -1,18 +1,19 @@
-"""US presidential election data for the smoothed-DP experiments (seed 003, Figures 1 and 2 left).
+"""US presidential election data for the smoothed-DP experiments (Liu, Wang & Xia, *Smoothed Differential
+Privacy*, TMLR 2023 (LWX), Figures 1 and 2 left).
 
 Two small CSV files ship inside the package (read with :mod:`importlib.resources`):
 
 ``election_2020_president.csv`` (57 rows; columns unit, biden, trump, other)
     2020 presidential general-election votes for the 50 states, DC, the congressional districts ME-1, ME-2,
     NE-1, NE-2, NE-3, and the national total ``US``. Source: FiveThirtyEight's election-results data
-    (``election_results_presidential.csv``), compiled from the official state canvasses. The seed's Π is "the
-    57 districts"; the two-party Biden shares span NE-3 (0.2286) to DC (0.9447), the hull vertices (the seed
-    names NE-2, 0.5334, which is interior; the maximum of δ_SDP is at the DC vertex either way).
+    (``election_results_presidential.csv``), compiled from the official state canvasses. LWX's Π is "the
+    57 districts"; the two-party Biden shares span NE-3 (0.2286) to DC (0.9447), the hull vertices (LWX
+    name NE-2, 0.5334, which is interior; the maximum of δ_SDP is at the DC vertex either way).
 
 ``election_history_national.csv`` (31 rows; columns year, candidate_a_votes, candidate_b_votes)
     National popular votes of the two leading presidential candidates, 1900–2020. The columns do not
     consistently mean one party. Source: the smoothed-DP authors' own data file (``election_history.xls`` in
-    github.com/AoLiu-CS/SmoothedDP), used for the seed's Figure 1 (1920–2020, 0.2% of ballots lost).
+    github.com/AoLiu-CS/SmoothedDP), used for LWX Figure 1 (1920–2020, 0.2% of ballots lost).
 
 Every loader also accepts a user's own CSV of the same columns (``path=...``).
 """

@@ -2,22 +2,23 @@
 
 **Everything drawn here is synthetic**; every experiment that uses it says so in its outputs.
 
-California 2022 household incomes (seed 000's IPUMS extract, not redistributable)
-------------------------------------------------------------------------------------
+California 2022 household incomes (the IPUMS extract of Liang & Yi, CCS 2024, not redistributable)
+----------------------------------------------------------------------------------------------------
 A log-normal body with a Pareto tail (:func:`california_household_incomes`):
 
 * Body: log-normal with μ₀ = 11.49399503122476, σ₀ = 0.8290709468895202 (median ≈ $98,125). These are
   the constants of the paper's reference code (``hkustDB/SmoothGP``, ``test_functions.py``), which the
   authors fitted by least squares of the log-normal quantile function to the HHWT-weighted percentiles
-  p = 0.1, 0.3, 0.6, 0.8, 0.9 of the 2022 IPUMS USA California household incomes (notes/gp_paper.md §2.4).
+  p = 0.1, 0.3, 0.6, 0.8, 0.9 of the 2022 IPUMS USA California household incomes (the experiments of
+  Liang & Yi, CCS 2024; ``docs/references.md#ly24``).
 * Tail: above the body's 90th percentile (the highest percentile the fit used) the quantile function
   continues as a Pareto law with index α = 2: Q(u) = Q₀(0.9)·((1 − 0.9)/(1 − u))^{1/α}. α = 2 is the
   order of the inverted Pareto-Lorenz coefficient b = α/(α − 1) ≈ 2 reported for top US incomes
   (Atkinson, Piketty & Saez, "Top incomes in the long run of history", J. Econ. Lit. 2011). It is a
   round literature value, **not** a fit to California data; the body and tail join continuously.
 
-Correlated income and debt (seed 000, Fig. 4)
----------------------------------------------
+Correlated income and debt (Liang & Yi, CCS 2024, Fig. 4)
+----------------------------------------------------------
 :func:`income_debt` reproduces the reference code's generator exactly: (ln income, ln debt) bivariate
 normal with equal σ = σ₀, correlation ρ = 0.4, income log-mean μ₀ (above) and debt log-mean
 μ₁ = ln(s·e^{μ₀+σ₀²/2}) − σ₀²/2 with s = 1.791, the 2022 California household debt-to-income ratio
@@ -48,7 +49,7 @@ __all__ = [
     "income_debt",
 ]
 
-#: Log-normal body of the 2022 California household incomes (reference code of seed 000).
+#: Log-normal body of the 2022 California household incomes (Liang & Yi's reference code, hkustDB/SmoothGP).
 CA_INCOME_LOG_MEAN = 11.49399503122476
 CA_INCOME_LOG_SD = 0.8290709468895202
 #: The quantile level above which the Pareto tail replaces the log-normal body.
@@ -62,11 +63,12 @@ INCOME_DEBT_CORRELATION = 0.4
 
 CA_INCOME_PROVENANCE = (
     "SYNTHETIC California-2022 household incomes: log-normal body (μ₀ = 11.494, σ₀ = 0.829, the constants "
-    "seed 000's authors fitted to IPUMS 2022 CA percentiles) with a Pareto tail (α = 2) above the 90th "
+    "Liang & Yi (CCS 2024) fitted to IPUMS 2022 CA percentiles) with a Pareto tail (α = 2) above the 90th "
     "percentile; see smoothdp/data/synthetic.py. Not real data; compare shapes, not levels."
 )
 INCOME_DEBT_PROVENANCE = (
-    "SYNTHETIC correlated log-normal (income, debt) in USD with the constants of seed 000's reference code: "
+    "SYNTHETIC correlated log-normal (income, debt) in USD with the constants of Liang & Yi's (CCS 2024) "
+    "reference code (hkustDB/SmoothGP): "
     "μ₀ = 11.494, σ₀ = σ₁ = 0.829, debt-to-income 1.791, correlation ρ = 0.4 of the logs."
 )
 

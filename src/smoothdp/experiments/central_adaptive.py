@@ -1,4 +1,4 @@
-"""Seed 001 (Programming Differential Privacy, "Local Sensitivity"): PTR, smooth sensitivity and
+"""Near & Abuah, Programming Differential Privacy, "Local Sensitivity": PTR, smooth sensitivity and
 sample-and-aggregate against the global-sensitivity baselines, on the ages of UCI Adult.
 
 The chapter's experiments, each as percent-error histograms over repeated releases:
@@ -35,7 +35,7 @@ from smoothdp.data import DATASETS, load_adult_ages
 from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
 
 TITLE = "PTR, smooth sensitivity and sample-and-aggregate against global sensitivity on Adult ages"
-SOURCE = "seed 001 (Near & Abuah, Programming Differential Privacy, chapter Local Sensitivity)"
+SOURCE = "Near & Abuah, Programming Differential Privacy, chapter Local Sensitivity"
 REQUIRES = (
     "smoothdp.central:ProposeTestRelease",
     "smoothdp.central:SampleAndAggregate",
@@ -71,22 +71,24 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
     n, eps, trials = ages.size, config.epsilon, config.trials
     delta = 1.0 / n**2
     mean_truth, median_truth = float(np.mean(ages)), float(np.median(ages))
-    mean_stat, median_stat = Mean(*config.bounds), Median(*config.median_bounds)
+    mean_stat, median_stat = Mean(bounds=config.bounds), Median(bounds=config.median_bounds)
 
     runs: list[tuple[str, str, object, float]] = []  # (panel, method, mechanism, truth)
-    gs_mean = GlobalSensitivityMean(config.bounds, eps)
+    gs_mean = GlobalSensitivityMean(bounds=config.bounds, epsilon=eps)
     runs.append(("ptr", "global sensitivity (sum/count)", gs_mean, mean_truth))
     runs.append(
         (
             "ptr",
             f"PTR (b = {config.ptr_bound:g})",
-            ProposeTestRelease(mean_stat, config.ptr_bound, eps, delta),
+            ProposeTestRelease(mean_stat, proposed_bound=config.ptr_bound, epsilon=eps, delta=delta),
             mean_truth,
         )
     )
     runs.append(("smooth", "global sensitivity (sum/count)", gs_mean, mean_truth))
     for noise in config.noises:
-        mech = SmoothSensitivityMechanism(mean_stat, eps, noise, delta if noise == "laplace" else 0.0)
+        mech = SmoothSensitivityMechanism(
+            mean_stat, epsilon=eps, noise=noise, delta=delta if noise == "laplace" else 0.0
+        )
         runs.append(("smooth", f"smooth sensitivity, {noise}", mech, mean_truth))
     for k in config.saa_blocks:
         runs.append((f"saa_{k}", "global sensitivity (sum/count)", gs_mean, mean_truth))
@@ -94,7 +96,9 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
             (
                 f"saa_{k}",
                 f"sample-and-aggregate, k = {k}",
-                SampleAndAggregate("mean", k, config.saa_bounds, eps, partition="balanced"),
+                SampleAndAggregate(
+                    "mean", n_blocks=k, bounds=config.saa_bounds, epsilon=eps, partition="balanced"
+                ),
                 mean_truth,
             )
         )
@@ -102,7 +106,7 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
         (
             "median",
             "global sensitivity (Laplace)",
-            GlobalSensitivityMedian(config.median_bounds, eps),
+            GlobalSensitivityMedian(bounds=config.median_bounds, epsilon=eps),
             median_truth,
         )
     )
@@ -110,7 +114,7 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
         (
             "median",
             "smooth sensitivity, polyplace",
-            SmoothSensitivityMechanism(median_stat, eps, "polyplace"),
+            SmoothSensitivityMechanism(median_stat, epsilon=eps, noise="polyplace"),
             median_truth,
         )
     )
@@ -127,7 +131,7 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
         "p90_pct_error": [],
     }
     for panel, method, mech, truth in progress(runs, desc="central-adaptive"):
-        estimates = np.asarray(mech.sample(ages, trials, rng), dtype=np.float64)
+        estimates = np.asarray(mech.sample(ages, trials, rng=rng), dtype=np.float64)
         released = estimates[np.isfinite(estimates)]  # PTR's refusals (⊥) are NaN
         errors = _pct_error(released, truth)
         long["panel"] += [panel] * released.size
@@ -135,11 +139,12 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
         long["trial"] += list(range(released.size))
         long["estimate"] += released.tolist()
         long["pct_error"] += errors.tolist()
-        release = mech.release(ages, rng)
+        release = mech.release(ages, rng=rng)
         summary["panel"].append(panel)
         summary["method"].append(method)
         summary["guarantee"].append(str(release.guarantee))
-        summary["noise_std"].append(float(release.noise_std) if release.noise_std is not None else np.nan)
+        std = release.not_private.noise_std  # for this study's table; not private, never a release field
+        summary["noise_std"].append(float(std) if std is not None else np.nan)
         summary["refused"].append(int(trials - released.size))
         summary["median_pct_error"].append(float(np.median(errors)) if errors.size else np.nan)
         summary["mean_pct_error"].append(float(np.mean(errors)) if errors.size else np.nan)
@@ -226,10 +231,11 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
         notes=[
             f"δ = 1/n² = {facts['delta']:.3g} for PTR and the Laplace smooth-sensitivity mechanism.",
             "PTR here is the corrected version (threshold ln(1/(2δ))/ε₁, ε split between test and "
-            "release: notes/noise_and_ss.md §5.1), so its noise is Lap(b/(ε/2)), not the chapter's "
+            "release: docs/theory/central-frameworks.md#corrections-to-the-published-ptr), so its noise "
+            "is Lap(b/(ε/2)), not the chapter's "
             "Lap(b/ε) that overspends the budget.",
             "The mean's local sensitivity uses add/remove neighbours and the corrected bound (u − l)/n "
-            "(notes §4.5), not the chapter's u/(n+1).",
+            "(docs/theory/smooth-sensitivity.md#mean-with-clipping), not the chapter's u/(n+1).",
             "Sample-and-aggregate uses a random balanced partition per release (the chapter's equal blocks; "
             "it splits by row order); it is private under substitution. The library's default "
             "partition (i.i.d. block labels, also private under add/remove) leaves ~e^(-n/k) of the blocks "

@@ -1,4 +1,4 @@
-"""Seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy), Figures 5, 6 and 9-11: Gaussian KDE.
+"""Liang & Yi, Smooth Sensitivity for Geo-Privacy, Figures 5, 6 and 9-11: Gaussian KDE.
 
 Each user holds a location (a NYC motor-vehicle collision, in metres); the analyst estimates the kernel
 density F(t) = (1/n) Σ_i exp(−‖x_i − t‖²/(2h²)) on a 61 × 61 grid of centres t spanning the data, under
@@ -30,7 +30,7 @@ from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_
 from smoothdp.geo import GaussianKDE, GlobalLipschitz, LocalDP, NoiseAPriori, SmoothSensitivityMechanism
 
 TITLE = "Gaussian KDE of NYC collisions under geo-privacy: contours and ASE"
-SOURCE = "seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024), Figures 5, 6 and 9-11"
+SOURCE = "Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024, Figures 5, 6 and 9-11"
 REQUIRES = ("smoothdp.geo:GaussianKDE", "smoothdp.geo:NoiseAPriori", "smoothdp.data:load_nyc_collisions")
 
 UNBIASED = ("smooth sensitivity, T(3)", "smooth sensitivity, PolyPlace", "global Lipschitz", "local DP")
@@ -148,17 +148,17 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, dict, dict
         h = float(np.floor(k * diagonal))
         query = GaussianKDE(centres, h)
         mechanisms = {
-            UNBIASED[0]: SmoothSensitivityMechanism(query, eps, "student_t", df=3),
-            UNBIASED[1]: SmoothSensitivityMechanism(query, eps, "polyplace"),
-            UNBIASED[2]: GlobalLipschitz(query, eps),
-            UNBIASED[3]: LocalDP(query, eps * config.ldp_unit),
+            UNBIASED[0]: SmoothSensitivityMechanism(query, epsilon=eps, noise="student_t", df=3),
+            UNBIASED[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace"),
+            UNBIASED[2]: GlobalLipschitz(query, epsilon=eps),
+            UNBIASED[3]: LocalDP(query, epsilon=eps * config.ldp_unit),
         }
-        distance_nap = NoiseAPriori(GaussianKDE(0.0, h, dimension=1), eps, variant="distance")
+        distance_nap = NoiseAPriori(GaussianKDE(0.0, h, dimension=1), epsilon=eps, variant="distance")
         soft, variance, bias, dvar = _exact_sums(
             query, mechanisms, distance_nap, points, np.column_stack([counts[n] for n in ns]), h, reach
         )
         shared = time.perf_counter() - start
-        location_nap = NoiseAPriori(query, eps)
+        location_nap = NoiseAPriori(query, epsilon=eps)
         for i, n in enumerate(ns):
             start = time.perf_counter()
             truth = soft[..., i] / n
@@ -167,7 +167,7 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, dict, dict
             users = np.repeat(points, counts[n], axis=0)
             squared = 0.0
             for _ in range(config.reps):  # the paper's repetitions; each privatizes all n users at once
-                noisy = location_nap.privatize(users, rng)
+                noisy = location_nap.privatize(users, rng=rng)
                 squared += float(np.sum((product_grid_kde(noisy, None, gx, gy, h) - truth) ** 2))
             ase["noise a priori (location)"] = squared / config.reps
             timings[(eps, k, n)] = shared / len(ns) + time.perf_counter() - start
@@ -213,13 +213,13 @@ def contour_release(config: Config, grid: dict, rng: np.random.Generator) -> Tab
         for i in range(gx.size):  # one row of centres at a time keeps the (centres × users) noise in memory
             query = GaussianKDE(np.column_stack([np.full(gy.size, gx[i]), gy]), h)
             mechanism = {
-                UNBIASED[0]: lambda q: SmoothSensitivityMechanism(q, eps, "student_t", df=3),
-                UNBIASED[2]: lambda q: GlobalLipschitz(q, eps),
-                UNBIASED[3]: lambda q: LocalDP(q, eps * config.ldp_unit),
+                UNBIASED[0]: lambda q: SmoothSensitivityMechanism(q, epsilon=eps, noise="student_t", df=3),
+                UNBIASED[2]: lambda q: GlobalLipschitz(q, epsilon=eps),
+                UNBIASED[3]: lambda q: LocalDP(q, epsilon=eps * config.ldp_unit),
             }[name](query)
-            rows.append(mechanism.estimate(mechanism.privatize(points, rng)).mean)
+            rows.append(mechanism.estimate(mechanism.privatize(points, rng=rng)).mean)
         add(name, np.array(rows))
-    noisy = NoiseAPriori(GaussianKDE(np.zeros(2), h), eps).privatize(points, rng)
+    noisy = NoiseAPriori(GaussianKDE(np.zeros(2), h), epsilon=eps).privatize(points, rng=rng)
     add("noise a priori (location)", product_grid_kde(noisy, None, gx, gy, h))
     return Table(
         columns,
@@ -330,9 +330,10 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
         ],
         notes=[
             "The reference implementation needs about 80 CPU-hours for one (ε, h, n) configuration "
-            "(notes/gp_paper.md §3); see 'one configuration' above for ours.",
+            "(docs/geo.md); see 'one configuration' above for ours.",
             "The smooth sensitivity is the exact one (Λ-profile), not the reference code's, which "
-            "underestimates it by up to ~2% at the default setting (notes/gp_paper.md §1.10).",
+            "underestimates it by up to ~2% at the default setting "
+            "(docs/theory/geo-privacy.md#gaussian-kde).",
             "ASE is the sum over the grid; the paper does not say whether it also divides by the number "
             "of centres.",
             "The privatized-distance baseline spends ε per centre (each of the 3721 reports is separate); "

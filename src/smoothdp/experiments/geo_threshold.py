@@ -1,11 +1,12 @@
-"""Seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy), Figures 3 and 8: the one-way threshold.
+"""Liang & Yi, Smooth Sensitivity for Geo-Privacy, Figures 3 and 8: the one-way threshold.
 
 Each user holds an income x; the analyst estimates the fraction above a threshold t through the soft
 threshold f_θ (band θ = min(0.2t, 2/ε)) under ε-geo-privacy per USD. Mechanisms (all from
 :mod:`smoothdp.geo`):
 
 * smooth sensitivity with Student's T(3) noise, β = ε/9, η = ε/√3 (the paper's mechanism, Lemma 3.5);
-* smooth sensitivity with PolyPlace noise (ours: seed 004's noise under geo-privacy);
+* smooth sensitivity with PolyPlace noise (ours: the noise of Hladík & Tětek, FORC 2025, under
+  geo-privacy);
 * global Lipschitz: f_θ(x) + Lap(1/(θε)) (Lemma 2.3);
 * noise a priori: x̃ = x + Lap(1/ε), then f_θ(x̃) (biased);
 * local DP: f_θ(x) + Lap(1/ε_L), ε_L = ε·D (D per threshold, as in the authors' code).
@@ -32,7 +33,7 @@ from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_
 from smoothdp.geo import GlobalLipschitz, LocalDP, NoiseAPriori, SmoothSensitivityMechanism, SoftThreshold
 
 TITLE = "one-way threshold under geo-privacy: MSE against n, ε and the threshold"
-SOURCE = "seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024), Figures 3 and 8"
+SOURCE = "Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024, Figures 3 and 8"
 REQUIRES = (
     "smoothdp.geo:SoftThreshold",
     "smoothdp.geo:SmoothSensitivityMechanism",
@@ -87,11 +88,11 @@ CONFIGS = {
 
 def _mechanisms(query: SoftThreshold, eps: float, ldp_unit: float) -> dict[str, object]:
     return {
-        MECHANISMS[0]: SmoothSensitivityMechanism(query, eps, "student_t", df=3),
-        MECHANISMS[1]: SmoothSensitivityMechanism(query, eps, "polyplace"),
-        MECHANISMS[2]: GlobalLipschitz(query, eps),
-        MECHANISMS[3]: NoiseAPriori(query, eps),
-        MECHANISMS[4]: LocalDP(query, eps * ldp_unit),
+        MECHANISMS[0]: SmoothSensitivityMechanism(query, epsilon=eps, noise="student_t", df=3),
+        MECHANISMS[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace"),
+        MECHANISMS[2]: GlobalLipschitz(query, epsilon=eps),
+        MECHANISMS[3]: NoiseAPriori(query, epsilon=eps),
+        MECHANISMS[4]: LocalDP(query, epsilon=eps * ldp_unit),
     }
 
 
@@ -187,10 +188,10 @@ def monte_carlo_check(config: Config, rng: np.random.Generator, pums: np.ndarray
             exact = _mechanisms(single, eps, unit)
             for name, mechanism in _mechanisms(grid, eps, unit).items():
                 if isinstance(mechanism, NoiseAPriori):  # one noisy location per user and repetition
-                    noisy = mechanism.privatize(np.broadcast_to(x, (reps, x.size)), rng)
+                    noisy = mechanism.privatize(np.broadcast_to(x, (reps, x.size)), rng=rng)
                     estimates = single.value(noisy).mean(axis=1)
                 else:
-                    estimates = mechanism.estimate(mechanism.privatize(x, rng)).mean
+                    estimates = mechanism.estimate(mechanism.privatize(x, rng=rng)).mean
                 mc = float(np.mean((estimates - soft) ** 2))
                 ex = _exact_mse(exact[name], x, soft, soft)[0]
                 for key, value in (
@@ -301,7 +302,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "The plotted MSE is against the soft query; mse_hard in mse.csv adds the smoothing bias "
             "against the hard fraction (the paper does not say which it plots).",
             "Noise a priori applies the soft f_θ to x̃, as the authors' one-way code does.",
-            "PolyPlace under geo-privacy is this library's extension (notes/polyplace_gp.md), not in the "
-            "paper.",
+            "PolyPlace under geo-privacy is this library's extension "
+            "(docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy), not in the paper.",
         ],
     )

@@ -1,4 +1,4 @@
-"""Seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy), Figure 4: the two-way threshold.
+"""Liang & Yi, Smooth Sensitivity for Geo-Privacy, Figure 4: the two-way threshold.
 
 Each user holds (income, debt) in USD; the analyst estimates, for every pair (T₁, T₂) of a 34 × 34 grid
 (10k to 1M by 30k), the fraction with income > T₁ and debt > T₂, through the rounded-corner soft query f_τ
@@ -36,7 +36,7 @@ from smoothdp.geo import (
 )
 
 TITLE = "two-way threshold under geo-privacy: ASE over a grid of threshold pairs"
-SOURCE = "seed 000 (Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024), Figure 4"
+SOURCE = "Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024, Figure 4"
 REQUIRES = ("smoothdp.geo:TwoWayThreshold", "smoothdp.geo:quadrant_fractions", "smoothdp.geo:NoiseAPriori")
 
 UNBIASED = ("smooth sensitivity, T(3)", "smooth sensitivity, PolyPlace", "global Lipschitz", "local DP")
@@ -129,24 +129,24 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, Table, dic
         ns = [n for e, n in settings if e == eps]
         query = _query(config, eps)
         mechanisms = {
-            UNBIASED[0]: SmoothSensitivityMechanism(query, eps, "student_t", df=3),
-            UNBIASED[1]: SmoothSensitivityMechanism(query, eps, "polyplace"),
-            UNBIASED[2]: GlobalLipschitz(query, eps),
-            UNBIASED[3]: LocalDP(query, eps * config.ldp_unit),
+            UNBIASED[0]: SmoothSensitivityMechanism(query, epsilon=eps, noise="student_t", df=3),
+            UNBIASED[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace"),
+            UNBIASED[2]: GlobalLipschitz(query, epsilon=eps),
+            UNBIASED[3]: LocalDP(query, epsilon=eps * config.ldp_unit),
         }
         start = time.perf_counter()
         soft_sum, var_sum = _weighted_sums(
             query, mechanisms, population, np.column_stack([counts[n] for n in ns])
         )
         unbiased_seconds = time.perf_counter() - start
-        nap = NoiseAPriori(query, eps, hard=True)
+        nap = NoiseAPriori(query, epsilon=eps, hard=True)
         for i, n in enumerate(ns):
             start = time.perf_counter()
             users = np.repeat(population, counts[n], axis=0)
             soft, hard = soft_sum[..., i] / n, quadrant_fractions(users, t, t)
             nap_soft, nap_hard = np.zeros(query.param_shape), np.zeros(query.param_shape)
             for _ in range(config.reps):  # the paper's repetitions; each one privatizes all n users at once
-                estimate = quadrant_fractions(nap.privatize(users, rng), t, t)
+                estimate = quadrant_fractions(nap.privatize(users, rng=rng), t, t)
                 nap_soft += (estimate - soft) ** 2 / config.reps
                 nap_hard += (estimate - hard) ** 2 / config.reps
             timings[(eps, n)] = unbiased_seconds / len(ns) + time.perf_counter() - start
@@ -270,7 +270,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
         ],
         notes=[
             "The reference implementation needs about 34 CPU-hours for one (ε, n) configuration "
-            "(notes/gp_paper.md §3); see 'one configuration' above for ours.",
+            "(docs/geo.md); see 'one configuration' above for ours.",
             "ASE is the sum over the grid (the paper does not say whether it also divides by the number "
             "of pairs); plotted against the soft query f_τ, ase_hard in ase.csv against the hard one.",
             "All 1156 pairs are evaluated (the authors' batching evaluates only the first 1100).",

@@ -1,11 +1,11 @@
-"""Seed 004 (Hladík & Tětek), Figure 1: noise std per unit of smooth sensitivity against the smoothness.
+"""Hladík & Tětek, Figure 1: noise std per unit of smooth sensitivity against the smoothness.
 
 At fixed ε, each smooth-sensitivity noise family spends part of ε on the smoothness β (HT's γ) and the rest
 on the noise scale; the figure plots the resulting noise standard deviation, in units of the β-smooth
 sensitivity, for PolyPlace (HT Theorem 8), Student's T (BS19 constants, d optimised), the generalized
 Cauchy (NRS constants, c optimised) and Laplace ((ε, δ), δ = 1e−5), with the global-sensitivity Laplace
 std √2/ε as the dashed reference. The tighter Liang–Yi constants for T and Cauchy are added as extra
-curves. All numbers come from :func:`smoothdp.calibration.noise_std_per_sensitivity`.
+curves. All numbers come from :func:`smoothdp.noise_std.noise_std_per_sensitivity`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from smoothdp.calibration import noise_std_per_sensitivity
 from smoothdp.experiments._framework import Outcome, Table, plt, save_figure
+from smoothdp.noise_std import noise_std_per_sensitivity
 
 TITLE = "noise std per unit of smooth sensitivity against the smoothness β"
-SOURCE = "seed 004 (Hladík & Tětek, Smooth Sensitivity Revisited, FORC 2025), Figure 1"
-REQUIRES = ("smoothdp.calibration:noise_std_per_sensitivity",)
+SOURCE = "Hladík & Tětek, Smooth Sensitivity Revisited, FORC 2025, Figure 1"
+REQUIRES = ("smoothdp.noise_std:noise_std_per_sensitivity",)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ COMPETITORS = ("student_t", "cauchy", "laplace", "student_t_ly", "cauchy_ly")
 
 def compute(config: Config) -> Table:
     betas = np.linspace(config.beta_min, config.beta_max, config.n_betas)
-    curves = noise_std_per_sensitivity(config.epsilon, betas, delta=config.delta).as_dict()
+    curves = noise_std_per_sensitivity(epsilon=config.epsilon, betas=betas, delta=config.delta).as_dict()
     columns = {"beta": betas}
     for name in (
         *[c[0] for c in CURVES],
@@ -123,7 +123,10 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
         tables={"std_per_sensitivity": table},
         figures=plot(table, config, out_dir),
         headline=headline(table, config),
-        data=["none: closed-form standard deviations (notes/noise_and_ss.md §1.5, §1.7, §2.2-2.3)"],
+        data=[
+            "none: closed-form standard deviations "
+            "(docs/theory/calibration.md#noise-std-per-unit-of-smooth-sensitivity)"
+        ],
         notes=[
             "HT give no numbers for their Figure 1; this is a reproduction from the formulas.",
             "Curves end where a family stops being admissible (Laplace needs β < ε/ln(2/δ); BS19 T needs "

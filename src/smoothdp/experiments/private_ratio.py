@@ -1,11 +1,12 @@
-"""Seed 002 (C. Harrison, "Privately bounding local sensitivity"): mean absolute error of a private a/b.
+"""C. Harrison, "Privately bounding local sensitivity": mean absolute error of a private a/b.
 
 For counts 0 ≤ a ≤ b (each person adds 1 to b and 0 or 1 to a; add/remove neighbours), the blog compares,
 against a/b ∈ {0, 0.04, …, 1}, the MAE of
 
 * naive: Laplace(2/ε) on a and on b, release â/b̂ (pure ε-DP);
 * bounded local sensitivity, ε₁ = fraction·ε spent on a private bound g of LS(a, b), then
-  a/b + Lap(g/ε₂) ((ε, δ)-DP; the blog's Theorem 1 with the corrections of notes/smoothed_dp.md);
+  a/b + Lap(g/ε₂) ((ε, δ)-DP; the blog's Theorem 1 with the corrections of
+  docs/theory/central-frameworks.md#privately-bounded-local-sensitivity);
 * KSW (Kulesza, Suresh & Wang 2024, Algorithm 3) with add/remove scale 1/ε, and with substitution scale 2/ε;
 * and the non-private reference a/b + Lap(LS(a, b)/ε) (noise scaled to the local sensitivity).
 
@@ -26,7 +27,7 @@ from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_
 
 TITLE = "private ratio a/b: naive, bounded local sensitivity and KSW"
 SOURCE = (
-    "seed 002 (C. Harrison, Privately bounding local sensitivity, 2024), Figures 1-3; KSW: Kulesza, "
+    "C. Harrison, Privately bounding local sensitivity, 2024, Figures 1-3; KSW: Kulesza, "
     "Suresh & Wang, ICML 2024, Algorithm 3"
 )
 REQUIRES = ("smoothdp.central:PrivateRatio", "smoothdp.central:ratio_local_sensitivity_laplace")
@@ -58,16 +59,23 @@ CONFIGS = {
 
 def _methods(config: Config, fractions: tuple[float, ...]) -> list[tuple[str, PrivateRatio | None]]:
     eps, delta = config.epsilon, config.delta
-    methods: list[tuple[str, PrivateRatio | None]] = [("naive", PrivateRatio(eps, "naive"))]
+    methods: list[tuple[str, PrivateRatio | None]] = [("naive", PrivateRatio(epsilon=eps, method="naive"))]
     for fraction in fractions:
         methods.append(
             (
                 f"bounded LS, ε₁ = {fraction:g}ε",
-                PrivateRatio(eps, "bounded_local_sensitivity", delta, epsilon_1_fraction=fraction),
+                PrivateRatio(
+                    epsilon=eps,
+                    method="bounded_local_sensitivity",
+                    delta=delta,
+                    epsilon_1_fraction=fraction,
+                ),
             )
         )
-    methods.append(("KSW (add/remove)", PrivateRatio(eps, "ksw")))
-    methods.append(("KSW (substitute)", PrivateRatio(eps, "ksw", adjacency="substitute")))
+    methods.append(("KSW (add/remove)", PrivateRatio(epsilon=eps, method="ksw")))
+    methods.append(
+        ("KSW (substitute)", PrivateRatio(epsilon=eps, method="ksw", neighbours="substitution"))
+    )
     methods.append(("non-private: Lap(LS/ε)", None))
     return methods
 
@@ -89,10 +97,12 @@ def compute(config: Config, rng: np.random.Generator) -> Table:
         a = round(r * b)
         for name, mechanism in _methods(config, fractions):
             if mechanism is None:
-                draws = ratio_local_sensitivity_laplace(a, b, config.epsilon, config.trials, rng)
+                draws = ratio_local_sensitivity_laplace(
+                    a, b, epsilon=config.epsilon, size=config.trials, rng=rng
+                )
                 guarantee = "not private (reference)"
             else:
-                draws = mechanism.sample(a, b, config.trials, rng)
+                draws = mechanism.sample(a, b, config.trials, rng=rng)
                 guarantee = str(mechanism.guarantee)
             errors = np.abs(draws - a / b)
             columns["b"].append(b)
@@ -156,7 +166,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
         notes=[
             "Bounded local sensitivity implements the proof's bound g (a_u in the a-term, a_l in the "
             "(b − a)-term) with a tail bound that holds for the discrete Laplace; the blog's code swaps "
-            "the bounds (notes/smoothed_dp.md, 'Problems in the blog code').",
+            "the bounds (docs/theory/central-frameworks.md#privately-bounded-local-sensitivity).",
             "The Lap(LS/ε) curve is the blog's non-private reference, not a private mechanism.",
         ],
     )

@@ -68,42 +68,42 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "polyplace-std",
             f"{_PKG}.polyplace_std",
-            "noise std per unit of smooth sensitivity against the smoothness γ (seed 004, Fig. 1)",
+            "noise std per unit of smooth sensitivity against the smoothness γ (Hladík & Tětek 2025, Fig. 1)",
         ),
         Experiment(
             "geo-threshold",
             f"{_PKG}.geo_threshold",
-            "one-way threshold MSE against n, ε and the threshold (seed 000, Figs. 3 and 8)",
+            "one-way threshold MSE against n, ε and the threshold (Liang & Yi, CCS 2024, Figs. 3 and 8)",
         ),
         Experiment(
             "geo-two-way",
             f"{_PKG}.geo_two_way",
-            "two-way threshold ASE over a grid of threshold pairs (seed 000, Fig. 4)",
+            "two-way threshold ASE over a grid of threshold pairs (Liang & Yi, CCS 2024, Fig. 4)",
         ),
         Experiment(
             "geo-kde",
             f"{_PKG}.geo_kde",
-            "Gaussian KDE of NYC collisions: contours and ASE (seed 000, Figs. 5, 6, 9-11)",
+            "Gaussian KDE of NYC collisions: contours and ASE (Liang & Yi, CCS 2024, Figs. 5, 6, 9-11)",
         ),
         Experiment(
             "central-adaptive",
             f"{_PKG}.central_adaptive",
-            "PTR, smooth sensitivity and sample-and-aggregate on Adult ages (seed 001)",
+            "PTR, smooth sensitivity and sample-and-aggregate on Adult ages (Near & Abuah)",
         ),
         Experiment(
             "private-ratio",
             f"{_PKG}.private_ratio",
-            "private ratio a/b: naive, bounded local sensitivity, KSW (seed 002)",
+            "private ratio a/b: naive, bounded local sensitivity, KSW (Harrison 2024)",
         ),
         Experiment(
             "smoothed-elections",
             f"{_PKG}.smoothed_elections",
-            "smoothed-DP δ of lost ballots in US elections (seed 003, Figs. 1 and 2 left)",
+            "smoothed-DP δ of lost ballots in US elections (Liu, Wang & Xia, TMLR 2023, Figs. 1 and 2 left)",
         ),
         Experiment(
             "smoothed-sgd",
             f"{_PKG}.smoothed_sgd",
-            "smoothed-DP δ of one SGD step with 8-bit gradients (seed 003, Fig. 2 right)",
+            "smoothed-DP δ of one SGD step with 8-bit gradients (Liu, Wang & Xia, TMLR 2023, Fig. 2 right)",
         ),
     )
 }

@@ -8,18 +8,33 @@ import math
 import os
 import platform
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from smoothdp.experiments._framework import Outcome, Table
 
-if TYPE_CHECKING:
-    from smoothdp.experiments.runner import RunRecord
+__all__ = ["RunRecord", "format_seconds", "write_index", "write_report", "write_tables"]
 
-__all__ = ["format_seconds", "write_index", "write_report", "write_tables"]
+
+@dataclass
+class RunRecord:
+    """What happened to one experiment: ``status`` is ``done``, ``skipped`` (a module it needs is
+    missing) or ``failed`` (an exception; ``reason`` holds its last line).
+
+    It lives here, with the writers that read it, so that :mod:`smoothdp.experiments.runner` imports this
+    module and not the other way round (``outcome`` is set exactly when ``status`` is ``done``).
+    """
+
+    name: str
+    status: str
+    seconds: float = 0.0
+    outcome: Outcome | None = None
+    reason: str = ""
+    report: Path | None = None
 
 
 def _cell(value: Any) -> str:
@@ -87,7 +102,9 @@ def write_report(
     csv_paths: Sequence[Path],
 ) -> Path:
     """Write ``out_dir/report.md`` for one experiment and return its path."""
-    outcome: Outcome = record.outcome
+    outcome = record.outcome
+    if outcome is None:
+        raise ValueError(f"experiment {record.name!r} has no outcome (status {record.status!r})")
     lines = [f"# {record.name}: {title}", "", f"Source: {source}.", ""]
     lines += ["## Headline", "", outcome.headline, ""]
     reduced = (
@@ -141,7 +158,7 @@ def write_index(records: Sequence[RunRecord], out_dir: Path, *, mode: str, seed:
         "|---|---|---|---|",
     ]
     for r in records:
-        if r.status == "done":
+        if r.status == "done" and r.outcome is not None:
             link = f"[{r.name}]({r.name}/report.md)"
             text = r.outcome.headline.replace("|", "/")
         else:

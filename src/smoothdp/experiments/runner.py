@@ -6,33 +6,19 @@ import time
 import traceback
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from smoothdp.experiments._framework import Outcome, set_progress
+from smoothdp.experiments._framework import set_progress
 from smoothdp.experiments.registry import EXPERIMENTS, get_experiment
-from smoothdp.experiments.report import write_index, write_report, write_tables
+from smoothdp.experiments.report import RunRecord, write_index, write_report, write_tables
 from smoothdp.rng import default_rng
 
 __all__ = ["MODES", "RunRecord", "experiment_rng", "reproduce"]
 
 #: ``full``: the papers' parameters; ``quick``: reduced (all experiments in minutes); ``tiny``: tests.
 MODES = ("full", "quick", "tiny")
-
-
-@dataclass
-class RunRecord:
-    """What happened to one experiment: ``status`` is ``done``, ``skipped`` (a module it needs is
-    missing) or ``failed`` (an exception; ``reason`` holds its last line)."""
-
-    name: str
-    status: str
-    seconds: float = 0.0
-    outcome: Outcome | None = None
-    reason: str = ""
-    report: Path | None = None
 
 
 def experiment_rng(name: str, seed: int | None) -> np.random.Generator:

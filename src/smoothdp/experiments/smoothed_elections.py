@@ -1,4 +1,4 @@
-"""Seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy), Figure 1 and Figure 2 left: how private is
+"""Liu, Wang & Xia, Smoothed Differential Privacy, Figure 1 and Figure 2 left: how private is
 an election that loses a few ballots?
 
 The sampling-histogram mechanism M_H counts a random ⌈ηn⌉ of n ballots (η = 0.998: 0.2% lost).
@@ -25,7 +25,7 @@ from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_
 from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, smoothed_delta
 
 TITLE = "smoothed-DP δ of elections that lose 0.2% of the ballots"
-SOURCE = "seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023), Figure 1 and Figure 2 left"
+SOURCE = "Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023, Figure 1 and Figure 2 left"
 REQUIRES = (
     "smoothdp.smoothed_dp:smoothed_delta",
     "smoothdp.smoothed_dp:binary_privacy_profile",

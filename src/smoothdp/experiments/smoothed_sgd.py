@@ -1,15 +1,14 @@
-"""Seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy), Figure 2 right: one SGD step with 8-bit
+"""Liu, Wang & Xia, Smoothed Differential Privacy, Figure 2 right: one SGD step with 8-bit
 gradients, analysed under smoothed DP.
 
-The mechanism (:class:`smoothdp.smoothed_dp.QuantizedSamplingAverage`) averages a uniform batch of
-T = round(√n) of n 8-bit gradient codes and rounds. Π = {N_8bit(0, 0.12²), N_8bit(0.2, 0.12²)} (σ = 0.12:
+The mechanism (:class:`smoothdp.smoothed_dp.QuantizedSamplingAverage`) averages a uniform batch of T =
+round(√n) of n 8-bit gradient codes and rounds. Π = {N_8bit(0, 0.12²), N_8bit(0.2, 0.12²)} (σ = 0.12:
 ResNet-18 on CIFAR-10, Banner et al. 2018). The paper's protocol, followed here through
-:func:`smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta`: for each mixture ratio r ∈ {0, .25, .5, .75, 1}
-draw 200 databases with round(r·n) records from the first distribution, compute δ(x) against the paper's two
-heuristic neighbours (minimum → +128, maximum → −127), average over databases (99% t-interval) and take
+:func:`smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta`: for each mixture ratio r ∈ {0, .25, .5, .75,
+1} draw 200 databases with round(r·n) records from the first distribution, compute δ(x) against the paper's
+two heuristic neighbours (minimum → +128, maximum → −127), average over databases (99% t-interval) and take
 the largest mean over r. δ(x) is computed **exactly** (subset-sum recursion) rather than by the paper's
-10⁶-draw Monte Carlo, which is biased upward; a Monte Carlo run on a few databases checks the two agree.
-"""
+10⁶-draw Monte Carlo, which is biased upward; a Monte Carlo run on a few databases checks the two agree."""
 
 from __future__ import annotations
 
@@ -24,13 +23,13 @@ from smoothdp.smoothed_dp.montecarlo import quantized_average_delta_mc, sampled_
 from smoothdp.smoothed_dp.quantized import quantized_average_deltas, quantized_normal_pmf
 
 TITLE = "smoothed-DP δ of one SGD step with 8-bit gradients"
-SOURCE = "seed 003 (Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023), Figure 2 right"
+SOURCE = "Liu, Wang & Xia, Smoothed Differential Privacy, TMLR 2023, Figure 2 right"
 REQUIRES = (
     "smoothdp.smoothed_dp.montecarlo:sampled_smoothed_delta",
     "smoothdp.smoothed_dp.quantized:quantized_normal_pmf",
 )
 
-#: The paper's figure, read off exp_SGD/SGD.pdf (notes/smoothed_dp.md §5.2): (ε, n) → δ.
+#: The paper's figure, read off the paper's Figure 2 (right): (ε, n) → δ.
 PAPER_READINGS = {
     (0.5, 100): 2.5e-2,
     (0.5, 250): 3.5e-3,
@@ -213,7 +212,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "mixtures).",
             "The paper's Monte Carlo δ(x) is biased upward and its values below ~1/draws are noise; the "
             "exact recursion replaces it here, and monte_carlo_check.csv compares the two.",
-            "Crosses in the figure: values read off the paper's figure (notes/smoothed_dp.md §5.2), "
+            "Crosses in the figure: values read off the paper's figure, "
             "for shape only.",
         ],
     )

@@ -1,12 +1,17 @@
-"""Geo-privacy in the local model: queries, smooth-sensitivity mechanisms and baselines (seed 000).
+"""Geo-privacy in the local model: queries, smooth-sensitivity mechanisms and baselines.
+
+After Liang & Yi, CCS 2024; proofs in docs/theory/geo-privacy.md.
 
 Each user holds a private point x (a number, or a point in the plane) and sends one privatized report;
 the analyst averages the reports. Privacy is ε per unit of Euclidean distance (:class:`GeoPrivacy`).
 
 Queries (vectorized over users and over grids of query parameters): :class:`SoftThreshold`,
 :class:`TwoWayThreshold`, :class:`BoundedRange`, :class:`GaussianKDE`, :class:`LipschitzQuery`.
-Mechanisms: :class:`SmoothSensitivityMechanism`; baselines :class:`GlobalLipschitz`,
-:class:`NoiseAPriori`, :class:`LocalDP`. See docs/geo.md.
+Mechanisms (each a :class:`smoothdp.mechanism.Mechanism`: ``release(x, *, accountant=None, rng=None)``
+returns the users' reports in a Release; ``privatize`` returns them as an array):
+:class:`SmoothSensitivityMechanism`; baselines :class:`GlobalLipschitz`, :class:`NoiseAPriori`,
+:class:`LocalDP`. Charge them to a geo accountant, ``Accountant(epsilon=..., neighbours="metric")``
+(:class:`LocalDP`: ``neighbours="local"``).
 """
 
 from smoothdp.geo._common import GeoEstimate, GeoMechanism, GeoVariance

@@ -1,20 +1,35 @@
-"""What every geo-privacy mechanism shares: the estimate, the variance report and user chunking."""
+"""What every geo-privacy mechanism shares: the contract, the estimate, the variance report and user chunking.
+
+A geo mechanism is a :class:`smoothdp.mechanism.Mechanism` in the local model: each user privatizes their
+own point. Its ``guarantee`` is what **one user** spends on one call (one :meth:`GeoMechanism.release` or
+:meth:`GeoMechanism.privatize`): for a grid of Q queries answered with one report per query, the Q
+per-query guarantees composed (Q·ε, docs/theory/privacy-definitions.md#geo-privacy-composition); for a
+mechanism whose one report answers every query (noise a priori on the location), the per-query guarantee
+once (docs/theory/privacy-definitions.md#one-report-answers-every-query).
+"""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import dataclasses
+import math
+from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.accounting import Accountant, charge
 from smoothdp.geo._query import GeoQuery
-from smoothdp.privacy import Guarantee, compose
-from smoothdp.rng import SeedLike
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import Guarantee
+from smoothdp.release import Release
+from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_data, check_int
 
-__all__ = ["GeoEstimate", "GeoMechanism", "GeoVariance"]
+__all__ = ["GeoEstimate", "GeoMechanism", "GeoVariance", "repeated_guarantee"]
 
 #: Users per block on the fast paths: small enough for the CPU cache, large enough to amortize numpy.
 USER_BLOCK = 1 << 16
@@ -65,42 +80,131 @@ def user_blocks(x: NDArray[np.float64], dimension: int, block: int) -> Iterator[
         yield slice(start, min(start + block, n)), x[start : start + block]
 
 
-class GeoMechanism(ABC):
-    """A local geo-privacy mechanism: each user sends one report per query; the analyst averages them.
+def _times(value: float, count: int) -> float:
+    """The smallest float ≥ count·value exactly (what ``sum_up([value] * count)`` gives, in O(1))."""
+    total = value * count
+    if math.isfinite(total) and Fraction(total) < Fraction(value) * count:
+        total = math.nextafter(total, math.inf)
+    return total
 
-    Subclasses implement :meth:`privatize`, :meth:`_user_variance` (checked input, shape P + U) and set
-    ``guarantee`` and ``source``.
+
+def repeated_guarantee(guarantee: Guarantee, count: int) -> Guarantee:
+    """``count`` releases of ``guarantee`` composed (basic composition, rounded up): count·ε, count·δ.
+
+    Equal to ``compose(*[guarantee] * count)`` (docs/theory/privacy-definitions.md#basic-composition and
+    #geo-privacy-composition), in O(1). A ``ValueError`` when the δ's add up to 1 or more.
+    """
+    if count == 1:
+        return guarantee
+    try:
+        return dataclasses.replace(
+            guarantee, epsilon=_times(guarantee.epsilon, count), delta=_times(guarantee.delta, count)
+        )
+    except ValueError as err:
+        raise ValueError(
+            f"{count} queries at {guarantee} each compose to no guarantee ({err}); use fewer queries or a "
+            "smaller delta"
+        ) from err
+
+
+class GeoMechanism(Mechanism):
+    """A local geo-privacy mechanism: each user sends reports about their own point; the analyst averages.
+
+    Subclasses set ``name``, ``proof``, ``source``, call :meth:`_set_guarantee` in ``__init__`` and
+    implement :meth:`_privatize` (checked points, resolved generator) and :meth:`_user_variance` (checked
+    input, shape P + U).
+
+    Attributes
+    ----------
+    query
+        The :class:`~smoothdp.geo.GeoQuery` (possibly a grid of Q queries, shape ``query.param_shape``).
+    per_query
+        What one report spends for its query (ε per unit of distance, as passed).
+    guarantee
+        What one user spends on one call: ``per_query`` composed over the Q reports each user sends.
     """
 
     query: GeoQuery
+    per_query: Guarantee
     guarantee: Guarantee
-    source: str = ""
-    name: str = "geo mechanism"
+    calibration: Any = None
+    name = "geo mechanism"
+
+    def _set_guarantee(self, per_query: Guarantee, *, reports: int | None = None) -> None:
+        """Fix the guarantees before any data is seen; ``reports`` per user (default: one per query)."""
+        self.per_query = per_query
+        self.guarantee = repeated_guarantee(per_query, self.n_queries if reports is None else reports)
+
+    @property
+    def n_queries(self) -> int:
+        """Q, the number of queries in the grid (1 for a single query)."""
+        return int(np.prod(self.query.param_shape, dtype=np.int64))
 
     @property
     def epsilon(self) -> float:
-        return self.guarantee.epsilon
+        """ε of one report (per query; per unit of distance for geo-privacy)."""
+        return self.per_query.epsilon
 
     @property
     def delta(self) -> float:
-        return self.guarantee.delta
+        """δ of one report (per query)."""
+        return self.per_query.delta
+
+    @property
+    def statistic_name(self) -> str:
+        return self.query.name
 
     def total_guarantee(self) -> Guarantee:
-        """What one user spends when answering every query of the grid (basic composition).
+        """What one user spends on one call: the same as :attr:`guarantee` (kept for older code)."""
+        return self.guarantee
 
-        Raises ``ValueError`` (from :class:`~smoothdp.privacy.GeoPrivacy`) when the δ's add up to 1 or
-        more: such a grid has no guarantee left.
+    # -- releasing -----------------------------------------------------------------------------------------
+    def privatize(
+        self, x: ArrayLike, *, rng: SeedLike = None, accountant: Accountant | None = None
+    ) -> NDArray[np.float64]:
+        """The users' reports as an array (shape P + U, see the subclass); the fast entry point.
+
+        ``accountant`` (a geo accountant, ``Accountant(epsilon=..., neighbours="metric")``) is charged
+        :attr:`guarantee` before any noise is drawn; a :class:`~smoothdp.accounting.BudgetError` draws
+        nothing. ``rng=None``: the secure generator. :meth:`release` returns the same reports in a
+        :class:`~smoothdp.release.Release`.
         """
-        count = int(np.prod(self.query.param_shape, dtype=np.int64))
-        return compose(*([self.guarantee] * count))
+        pts = self.query.check_points(x)
+        gen = resolve_rng(rng)
+        if accountant is not None:
+            charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
+        return self._privatize(pts, gen)
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return self.query.check_points(data)
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        return self._make_release(
+            self._privatize(prepared, rng),
+            details=self._public_details(),
+            beta=self.calibration.beta if self.calibration is not None else None,
+        )
+
+    def _public_details(self) -> dict[str, Any]:
+        """Data-independent facts about the release."""
+        return {
+            "query": self.query.name,
+            "queries": self.n_queries,
+            "per_query": str(self.per_query),
+            "model": "local",
+        }
 
     @abstractmethod
-    def privatize(self, x: ArrayLike, rng: SeedLike = None) -> NDArray[np.float64]:
-        """One report per user (and per query); ``rng=None``: the secure generator."""
+    def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        """The reports for checked points with a resolved generator (the budget is already charged)."""
 
-    def estimate(self, reports: ArrayLike) -> GeoEstimate:
-        """Unbiased estimate of the mean and sum of f over users from their reports (shape P + U)."""
-        r = check_data(reports, "reports")
+    @staticmethod
+    def _reports(reports: ArrayLike | Release) -> ArrayLike:
+        return reports.value if isinstance(reports, Release) else reports
+
+    def estimate(self, reports: ArrayLike | Release) -> GeoEstimate:
+        """Estimate of the mean and sum of f over users from their reports (shape P + U, or a Release)."""
+        r = check_data(self._reports(reports), "reports")
         p_ndim = len(self.query.param_shape)
         if r.shape[:p_ndim] != self.query.param_shape:
             raise ValueError(
@@ -138,4 +242,7 @@ class GeoMechanism(ABC):
     def _user_variance(self, x: NDArray[np.float64]) -> NDArray[np.float64]: ...
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.query.name}, {self.guarantee})"
+        return (
+            f"{type(self).__name__}({self.query.name}, {self.per_query} per report; "
+            f"{self.guarantee} per user and call)"
+        )

@@ -4,7 +4,21 @@ A query f maps one user's private point x (a number, or a point in the plane) to
 parameters (a threshold, a width, a KDE centre, ...) may be arrays: the query then stands for a *grid* of
 queries with parameter shape P, and every method returns an array of shape ``P + U`` where U is the shape
 of the users (x has shape U in 1-D and U + (2,) in 2-D). Grid points are separate queries; releasing all
-of them from one user spends ε per query (basic composition).
+of them from one user spends ε per query (docs/theory/privacy-definitions.md#geo-privacy-composition),
+except for a noise-a-priori report, which answers every query at once
+(docs/theory/privacy-definitions.md#one-report-answers-every-query).
+
+What the mechanisms ask of a query are methods with a default here, overridden where a query has more to
+offer (no ``isinstance`` dispatch in the mechanisms):
+
+* :meth:`GeoQuery.value_and_smooth_sensitivity`: f(x) and S_β(x) together (a shared fast path);
+* :attr:`GeoQuery.has_hard` and :meth:`GeoQuery._hard`: the hard query a soft one smooths;
+* :meth:`GeoQuery._laplace_location_moments`: closed-form moments of f(x + Z) under the noise-a-priori
+  location noise (``None``: no closed form, the mechanism integrates numerically);
+* :attr:`GeoQuery.radial`, :meth:`GeoQuery._distance` and :meth:`GeoQuery._of_distance`: queries that
+  depend on x only through a distance ‖x − t‖ (the "distance" variant of noise a priori).
+
+Definitions: Liang & Yi, CCS 2024 ("LY"), Definitions 7–9 (docs/theory/geo-privacy.md).
 """
 
 from __future__ import annotations
@@ -14,8 +28,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.sensitivity.growth import Growth
-from smoothdp.sensitivity.metric import check_growth
+from smoothdp.sensitivity.growth import Growth, check_growth
 from smoothdp.validation import check_data, check_positive
 
 __all__ = ["GeoQuery", "as_parameter"]
@@ -45,6 +58,10 @@ class GeoQuery(ABC):
     param_shape: tuple[int, ...] = ()
     #: Name used in releases and error messages.
     name: str = "query"
+    #: True when the query smooths a hard (indicator) query, available as :meth:`_hard`.
+    has_hard: bool = False
+    #: True when f depends on x only through the distance to a centre (:meth:`_distance`).
+    radial: bool = False
 
     # -- what the mechanisms need -------------------------------------------------------------------------
     @property
@@ -90,22 +107,28 @@ class GeoQuery(ABC):
         flat = pts.reshape((-1, 2) if self.dimension == 2 else (-1,))
         n_params = int(np.prod(self.param_shape, dtype=np.int64))
         blk = max(1, min(int(block), (1 << 22) // max(1, n_params)))
-        if hard and not hasattr(self, "_hard"):
+        if hard and not self.has_hard:
             raise ValueError(f"hard=True needs a query with a hard version; the {self.name} has none")
-        evaluate = self._hard if hard else self._value  # type: ignore[attr-defined]
+        evaluate = self._hard if hard else self._value
         total = np.zeros(self.param_shape)
         for start in range(0, flat.shape[0], blk):
             total += evaluate(flat[start : start + blk]).sum(axis=-1)
         return total / flat.shape[0]
 
     def pointwise_lipschitz(self, x: ArrayLike) -> NDArray[np.float64]:
-        """L_f(x) = sup_{x'} |f(x) − f(x')|/‖x − x'‖ (seed 000, Definition 7, Λ = ∞); rounded up."""
+        """L_f(x) = sup_{x'} |f(x) − f(x')|/‖x − x'‖ (LY Definition 7, Λ = ∞); rounded up.
+
+        docs/theory/geo-privacy.md#pointwise-lipschitz-constant
+        """
         return self._lipschitz_at(self.check_points(x))
 
     def smooth_sensitivity(
         self, x: ArrayLike, beta: float, growth: Growth = "exponential"
     ) -> NDArray[np.float64]:
-        """S*(x) = sup_{x'} L_f(x')/G_β(‖x − x'‖) (seed 000, Definition 9); never below the exact value."""
+        """S*(x) = sup_{x'} L_f(x')/G_β(‖x − x'‖) (LY Definition 9); never below the exact value.
+
+        docs/theory/geo-privacy.md#smooth-upper-bounds-and-smooth-sensitivity
+        """
         check_growth(growth)
         b = check_positive("beta", beta)
         return self._smooth_sensitivity(self.check_points(x), b, growth)
@@ -121,3 +144,34 @@ class GeoQuery(ABC):
     def _smooth_sensitivity(
         self, x: NDArray[np.float64], beta: float, growth: Growth
     ) -> NDArray[np.float64]: ...
+
+    # -- hooks with a default, overridden by the queries that have more to offer --------------------------
+    def value_and_smooth_sensitivity(
+        self, x: NDArray[np.float64], beta: float, growth: Growth
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """f(x) and S_β(x) on checked points (the mechanisms' fast path; queries share work when they can)."""
+        return self._value(x), self._smooth_sensitivity(x, beta, growth)
+
+    def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The hard query on checked points (only when :attr:`has_hard`)."""
+        raise ValueError(f"the {self.name} has no hard version")
+
+    def _laplace_location_moments(
+        self, x: NDArray[np.float64], scale: float, *, hard: bool, quadrature: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """E f(x + Z) and Var f(x + Z) per query and user in closed form, or ``None`` if there is none.
+
+        Z is the noise-a-priori location noise of scale b = ``scale``: Laplace(b) in 1-D, planar Laplace
+        (density ∝ e^{−‖z‖/b}) in 2-D; ``hard`` asks for the hard query instead of f; ``quadrature`` is
+        the number of nodes a semi-closed form may use.
+        Formulas: docs/theory/geo-privacy.md#mean-squared-error-formulas.
+        """
+        return None
+
+    def _distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """‖x − t‖ per query and user, for a :attr:`radial` query (shape P + U)."""
+        raise ValueError(f"the {self.name} does not depend on a distance alone")
+
+    def _of_distance(self, distance: NDArray[np.float64], user_ndim: int) -> NDArray[np.float64]:
+        """f as a function of the distance ‖x − t‖ (shape P + U), for a :attr:`radial` query."""
+        raise ValueError(f"the {self.name} does not depend on a distance alone")

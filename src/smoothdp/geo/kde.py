@@ -1,13 +1,14 @@
-"""Gaussian kernel density query f_t(x) = exp(−‖x − t‖²/(2h²)) in 1-D or 2-D (seed 000, §4.3).
+"""Gaussian kernel density query f_t(x) = exp(−‖x − t‖²/(2h²)) in 1-D or 2-D.
 
-The kernel is unnormalized (no 1/(2πh²)); the analyst averages it over users. Global Lipschitz constant
-e^{−1/2}/h (Claim 4.4).
+From Liang & Yi, CCS 2024 ("LY"), Section 4.3. The kernel is unnormalized (no 1/(2πh²)); the analyst
+averages it over users. Global Lipschitz constant e^{−1/2}/h (LY Claim 4.4).
 
-Exact smooth sensitivity by the Λ-profile (notes/gp_paper.md §1.10; the reference code's four-case solver
-underestimates S* by up to 13% and is not used). With g(s) = e^{−s²/2} in units of h::
+Exact smooth sensitivity by the Λ-profile (docs/theory/geo-privacy.md#gaussian-kde; the authors' reference
+code's four-case solver underestimates S* by up to 13% and is not used). With g(s) = e^{−s²/2} in units
+of h::
 
     Λ(s)  = sup_{u ≥ 0} |g(s) − g(u)| / |s − u|            (u = s: |g'(s)|)
-    L(x)  = Λ(‖x − t‖/h) / h                                 (Lemma 4.5: reduce to the ray from t)
+    L(x)  = Λ(‖x − t‖/h) / h                                 (LY Lemma 4.5: reduce to the ray from t)
     S*(x) = (1/h) · sup_{s ≥ 0} Λ(s) / G(b·|c − s|),        c = ‖x − t‖/h,  b = β·h,
 
 exact in any dimension. Facts used (each checked numerically in the tests): for s < 1 the best u is the
@@ -26,7 +27,7 @@ Computation, rounded upward throughout:
 3. Between nodes, ln E is semiconvex with the same K (pieces of ln Λ, or lines of slope ±b meeting C¹ or
    in convex kinks), so ln E(c) ≤ lerp + K_kΔ²/8; the table is stored in the linear domain (exp of a
    lerp of logs ≤ the lerp of the exps) with the pad folded in. Beyond the table the tail bound u₋ is used.
-4. For G = 1 + βt (Lemma 3.6): sup over s ∈ [0, 3] at coarser nodes (Δ = 2⁻⁸) per user, with the same
+4. For G = 1 + βt (LY Lemma 3.6): sup over s ∈ [0, 3] at coarser nodes (Δ = 2⁻⁸) per user, with the same
    interval pads, plus s = c; s ∈ [3, c] is covered by its endpoints (the objective is log-convex there).
 """
 
@@ -38,8 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery, as_parameter
-from smoothdp.sensitivity.growth import Growth
-from smoothdp.sensitivity.metric import check_growth
+from smoothdp.sensitivity.growth import Growth, check_growth
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_positive
 
@@ -101,15 +101,15 @@ def _tail_bound(s: NDArray[np.float64]) -> NDArray[np.float64]:
 @cache
 def _lambda_table() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Nodes s_k, ln Λ(s_k) (upper) and the per-interval pads K_kΔ²/8 (in ln units)."""
-    nodes = np.arange(int(_S_MAX / _STEP) + 1) * _STEP
-    log_lam = np.log(_lambda_upper(nodes))
+    nodes: NDArray[np.float64] = np.arange(int(_S_MAX / _STEP) + 1, dtype=np.float64) * _STEP
+    log_lam: NDArray[np.float64] = np.log(_lambda_upper(nodes))
     second = np.diff(log_lam, 2) / _STEP**2  # at nodes 1..N-1
     curv = np.concatenate(([second[0]], second, [second[-1]]))
     neg = np.pad(np.maximum(-curv, 0.0), 1, mode="edge")  # neg[i] belongs to node i - 1
     n_int = nodes.size - 1
     # K_k for interval [s_k, s_{k+1}]: twice the worst second difference at nodes k-1 .. k+2.
     k = 2.0 * np.maximum.reduce([neg[j : j + n_int] for j in range(4)])
-    pads = k * _STEP**2 / 8.0 + 1e-15
+    pads: NDArray[np.float64] = k * _STEP**2 / 8.0 + 1e-15
     return nodes, log_lam, pads
 
 
@@ -122,7 +122,7 @@ def _exp_envelope_table(b: float) -> tuple[NDArray[np.float64], NDArray[np.float
     ln V bounds ln E on both neighbouring intervals (semiconvexity, module docstring), and V_N ≥ τ(S_MAX)
     for continuity with the tail; (3) ln W = the b-Lipschitz upper envelope of ln V (two running maxima),
     which only raises values. The lerp of ln W is then ≥ ln E and exactly b-Lipschitz in c, so
-    S = e^{lerp}/h is a β-smooth upper bound (Definition 8), not only an upper bound.
+    S = e^{lerp}/h is a β-smooth upper bound (LY Definition 8), not only an upper bound.
     """
     nodes, log_lam, pads = _lambda_table()
     fwd_vals = log_lam + b * nodes
@@ -240,9 +240,10 @@ def kde_smooth_profile(c: ArrayLike, b: float, growth: Growth = "exponential") -
 
 
 class GaussianKDE(GeoQuery):
-    """Gaussian kernel query f_t(x) = exp(−‖x − t‖²/(2h²)) for a user at x (seed 000, §4.3).
+    """Gaussian kernel query f_t(x) = exp(−‖x − t‖²/(2h²)) for a user at x (LY Section 4.3).
 
-    Global Lipschitz constant e^{−1/2}/h (Claim 4.4). Pointwise Lipschitz constant Λ(‖x − t‖/h)/h and
+    docs/theory/geo-privacy.md#gaussian-kde. Global Lipschitz constant e^{−1/2}/h (LY Claim 4.4).
+    Pointwise Lipschitz constant Λ(‖x − t‖/h)/h and
     exact smooth sensitivity (1/h)·sup_s Λ(s)/G_β(h|c − s|) (module docstring), rounded up by at most
     ~1e-6 relative (measured against brute force in the tests).
 
@@ -259,6 +260,7 @@ class GaussianKDE(GeoQuery):
     """
 
     name = "Gaussian KDE"
+    radial = True
 
     def __init__(self, center: ArrayLike, bandwidth: ArrayLike, *, dimension: int | None = None) -> None:
         raw = np.asarray(center, dtype=np.float64)
@@ -299,6 +301,15 @@ class GaussianKDE(GeoQuery):
     def _value(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         c = self._scaled_distance(x)
         return np.exp(-0.5 * c * c)
+
+    def _distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """‖x − t‖ (not scaled), shape P + U."""
+        return self._scaled_distance(x) * self.expand(self.bandwidth, len(self.user_shape(x)))
+
+    def _of_distance(self, distance: NDArray[np.float64], user_ndim: int) -> NDArray[np.float64]:
+        """exp(−ℓ²/(2h²)) of a distance ℓ of shape P + U (U with ``user_ndim`` axes)."""
+        h = self.expand(self.bandwidth, user_ndim)
+        return np.exp(-0.5 * (distance / h) ** 2)
 
     def _lipschitz_at(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         c = self._scaled_distance(x)

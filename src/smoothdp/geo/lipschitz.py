@@ -1,4 +1,7 @@
-"""A user's own Lipschitz query on a box of R or R², through the generic procedure of seed 000, §3.3."""
+"""A user's own Lipschitz query on a box of R or R², through the generic candidate-point procedure.
+
+Liang & Yi, CCS 2024, Section 3.3; docs/theory/geo-privacy.md#generic-lipschitz-query.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery
 from smoothdp.sensitivity.growth import Growth
-from smoothdp.sensitivity.metric import GridLipschitzBound
+from smoothdp.sensitivity.numeric import GridLipschitzBound
 from smoothdp.validation import check_bounds, check_positive
 
 __all__ = ["LipschitzQuery"]
@@ -19,8 +22,9 @@ class LipschitzQuery(GeoQuery):
     """Any differentiable, globally K-Lipschitz f on a box U of R or R² (the data universe).
 
     Its pointwise Lipschitz constant and smooth sensitivity are certified upper bounds from
-    :class:`~smoothdp.sensitivity.metric.GridLipschitzBound` (a grid over the candidate pairs (x', x'') with the
-    discretization error added; seed 000, Section 3.3 and Lemma 3.7: the sup is over U). Users' points
+    :class:`~smoothdp.sensitivity.numeric.GridLipschitzBound` (a grid over the candidate pairs (x', x'')
+    with the discretization error added; Liang & Yi, CCS 2024, Section 3.3 and Lemma 3.7: the sup is
+    over U). Users' points
     must lie in U: they are refused otherwise, or clipped to U when ``clip=True`` (clipping is a
     post-processing of the point and keeps the guarantee, since the metric on U is the Euclidean one and
     projection onto a box is 1-Lipschitz).
@@ -31,13 +35,13 @@ class LipschitzQuery(GeoQuery):
         Vectorized: n scalars (d = 1) or an (n, 2) array (d = 2) → n values.
     lipschitz
         A global Lipschitz constant K of f on U (used by the global-Lipschitz baseline and as a cap).
-    domain
-        (lo, hi) for d = 1; ((lo1, hi1), (lo2, hi2)) for d = 2.
+    bounds
+        The box U: (lower, upper) for d = 1; ((lower1, upper1), (lower2, upper2)) for d = 2.
     value_range
         (inf f, sup f) over U, for the local-DP baseline; estimated from the grid if None (then widened
         by K times the grid step, which bounds the variation between nodes).
     grad, curvature, resolution
-        See :func:`~smoothdp.sensitivity.metric.numeric_smooth_sensitivity`.
+        See :func:`~smoothdp.sensitivity.numeric.numeric_smooth_sensitivity`.
     clip
         Clip users' points to U instead of refusing them.
     """
@@ -49,7 +53,7 @@ class LipschitzQuery(GeoQuery):
         f: Callable[[NDArray[np.float64]], NDArray[np.float64]],
         *,
         lipschitz: float,
-        domain: ArrayLike,
+        bounds: ArrayLike,
         dimension: int = 1,
         value_range: tuple[float, float] | None = None,
         grad: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
@@ -65,7 +69,7 @@ class LipschitzQuery(GeoQuery):
         self.bound = GridLipschitzBound(
             f,
             lipschitz=lipschitz,
-            domain=domain,
+            bounds=bounds,
             dimension=dimension,
             grad=grad,
             curvature=curvature,

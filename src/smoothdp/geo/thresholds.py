@@ -1,8 +1,10 @@
-"""Threshold-type queries: soft one-way threshold, two-way threshold, bounded range (seed 000, §4.1–4.2, C.3).
+"""Threshold-type queries: soft one-way threshold, two-way threshold, bounded range.
 
-Each is a ramp f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A (notes/gp_paper.md §1.8), so
-its pointwise Lipschitz constant and smooth sensitivity come from the signed distance u(x) to A alone
-(:func:`smoothdp.sensitivity.metric.convex_ramp_smooth_sensitivity`):
+From Liang & Yi, CCS 2024 ("LY"), Sections 4.1–4.2 and Appendix C.3. Each is a ramp
+f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A
+(docs/theory/geo-privacy.md#ramps-around-a-convex-set), so its pointwise Lipschitz constant and smooth
+sensitivity come from the signed distance u(x) to A alone
+(:func:`smoothdp.sensitivity.ramps.convex_ramp_smooth_sensitivity`):
 
 =====================  ==========================================  ==========================================
 query                  A                                           signed distance u(x)
@@ -12,7 +14,7 @@ query                  A                                           signed distan
 ``TwoWayThreshold``    {y : dist(y, Q₀) ≤ R₁}, Q₀ = {y ≥ c}         sd_{Q₀}(x) − R₁
 =====================  ==========================================  ==========================================
 
-with, for the two-way threshold (Section 4.2): R₁ = w/√2, R₂ = R₁ + w, c = T + (R₁ + w/2)(1, 1), so that
+with, for the two-way threshold (LY Section 4.2): R₁ = w/√2, R₂ = R₁ + w, c = T + (R₁ + w/2)(1, 1), so that
 A is the quadrant {x₁ ≥ T₁ + w/2, x₂ ≥ T₂ + w/2} with its corner rounded by the disc (c, R₁), and the
 outer arc (radius R₂) passes through the hard corner T (f(T) = 0).
 """
@@ -22,9 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.geo._laplace_moments import above_probability, quadrant_probability, ramp_moments
 from smoothdp.geo._query import GeoQuery, as_parameter
 from smoothdp.sensitivity.growth import Growth
-from smoothdp.sensitivity.metric import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
+from smoothdp.sensitivity.ramps import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
 
 __all__ = ["BoundedRange", "SoftThreshold", "TwoWayThreshold"]
 
@@ -33,10 +36,11 @@ class _ConvexRamp(GeoQuery):
     """A ramp of width w around a convex set, given by its signed distance :meth:`signed_distance`."""
 
     width: NDArray[np.float64]
+    has_hard = True
 
     @property
     def lipschitz(self) -> NDArray[np.float64]:
-        """Global Lipschitz constant 1/w (Claim 4.2 for the two-way threshold)."""
+        """Global Lipschitz constant 1/w (LY Claim 4.2 for the two-way threshold)."""
         return np.broadcast_to(1.0 / self.width, self.param_shape)
 
     @property
@@ -79,10 +83,11 @@ class _ConvexRamp(GeoQuery):
 
 
 class SoftThreshold(_ConvexRamp):
-    """Soft one-way threshold f_θ(x) = clip((x − t)/θ + 1/2, 0, 1) on R (seed 000, §4.1.2).
+    """Soft one-way threshold f_θ(x) = clip((x − t)/θ + 1/2, 0, 1) on R (LY Section 4.1.2).
 
     Smooths the hard threshold 1[x > t] over the band [t − θ/2, t + θ/2] (θ = ``width``, the *full* band
-    width). Global Lipschitz constant 1/θ. Lemma 4.1 (Λ = ∞, G = e^{βt})::
+    width). Global Lipschitz constant 1/θ. LY Lemma 4.1 (Λ = ∞, G = e^{βt};
+    docs/theory/geo-privacy.md#soft-one-way-threshold)::
 
         L(x)  = 1/θ if |x − t| ≤ θ/2, else 1/(|x − t| + θ/2)
         S*(x) = 1/θ in the band, else max{ 1/(|x − t| + θ/2), e^{−β(|x − t| − θ/2)}/θ }
@@ -111,31 +116,57 @@ class SoftThreshold(_ConvexRamp):
     def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         return (x > self.expand(self.threshold, x.ndim)).astype(np.float64)
 
+    def _laplace_location_moments(
+        self, x: NDArray[np.float64], scale: float, *, hard: bool, quadrature: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Closed form (LY Section 4.1.1 for the hard threshold; a ramp under Laplace noise otherwise)."""
+        edge = self.expand(self.threshold, x.ndim)
+        if hard:
+            p = above_probability(x - edge, scale)
+            return p, p * (1.0 - p)
+        w = self.expand(self.width, x.ndim)
+        mean, second = ramp_moments(x - edge + w / 2.0, w, scale)
+        return mean, np.maximum(second - mean * mean, 0.0)
+
 
 class BoundedRange(_ConvexRamp):
     """Soft range query ≈ 1[a ≤ x ≤ b] on R: the trapezoid max(0, 1 − dist(x, [a + θ/2, b − θ/2])/θ).
 
-    Seed 000, Appendix C.3 (notes/gp_paper.md §1.12); needs b − a ≥ θ. Ramps [a − θ/2, a + θ/2] and
-    [b − θ/2, b + θ/2], plateau 1, global Lipschitz constant 1/θ. With δ the distance to the plateau and D
-    the depth inside it: S* = 1/θ on the ramps, max{1/δ, e^{−β(δ−θ)}/θ} outside, max{1/(D+θ), e^{−βD}/θ}
-    on the plateau.
+    LY Appendix C.3 (docs/theory/geo-privacy.md#bounded-range); needs b − a ≥ θ. Ramps [a − θ/2, a + θ/2]
+    and [b − θ/2, b + θ/2], plateau 1, global Lipschitz constant 1/θ. With δ the distance to the plateau
+    and D the depth inside it: S* = 1/θ on the ramps, max{1/δ, e^{−β(δ−θ)}/θ} outside,
+    max{1/(D+θ), e^{−βD}/θ} on the plateau.
+
+    Parameters
+    ----------
+    bounds
+        (a, b): the range, scalars or arrays (broadcast with ``width`` to the grid of queries).
+    width
+        θ > 0, scalar or array.
     """
 
     name = "bounded range"
 
-    def __init__(self, low: ArrayLike, high: ArrayLike, width: ArrayLike) -> None:
-        a = as_parameter("low", low)
-        b = as_parameter("high", high)
+    def __init__(self, bounds: tuple[ArrayLike, ArrayLike], width: ArrayLike) -> None:
+        if isinstance(bounds, str) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+            raise ValueError(f"bounds must be a pair (lower, upper); got {bounds!r}")
+        a = as_parameter("bounds[0] (lower)", bounds[0])
+        b = as_parameter("bounds[1] (upper)", bounds[1])
         w = as_parameter("width", width, positive=True)
         self.param_shape = np.broadcast_shapes(a.shape, b.shape, w.shape)
-        self.low, self.high, self.width = (np.broadcast_to(v, self.param_shape) for v in (a, b, w))
-        if np.any(self.high - self.low < self.width):
+        self.lower, self.upper, self.width = (np.broadcast_to(v, self.param_shape) for v in (a, b, w))
+        if np.any(self.upper - self.lower < self.width):
             raise ValueError(
-                f"high - low must be >= width (the plateau [low + width/2, high - width/2] must exist); "
-                f"got low={low!r}, high={high!r}, width={width!r}"
+                "upper - lower must be >= width (the plateau [lower + width/2, upper - width/2] must "
+                f"exist); got bounds={bounds!r}, width={width!r}"
             )
-        self._plateau_lo = self.low + self.width / 2.0
-        self._plateau_hi = self.high - self.width / 2.0
+        self._plateau_lo = self.lower + self.width / 2.0
+        self._plateau_hi = self.upper - self.width / 2.0
+
+    @property
+    def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(lower, upper), each of shape ``param_shape``."""
+        return self.lower, self.upper
 
     def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         lo = self.expand(self._plateau_lo, x.ndim)
@@ -143,19 +174,34 @@ class BoundedRange(_ConvexRamp):
         return np.maximum(lo - x, x - hi)
 
     def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        lo, hi = self.expand(self.low, x.ndim), self.expand(self.high, x.ndim)
+        lo, hi = self.expand(self.lower, x.ndim), self.expand(self.upper, x.ndim)
         return ((x >= lo) & (x <= hi)).astype(np.float64)
+
+    def _laplace_location_moments(
+        self, x: NDArray[np.float64], scale: float, *, hard: bool, quadrature: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Closed form: the range is the difference of two one-way ramps (or indicators)."""
+        lo, hi = self.expand(self.lower, x.ndim), self.expand(self.upper, x.ndim)
+        if hard:  # P(lo ≤ x + Z ≤ hi)
+            p = above_probability(x - lo, scale) - above_probability(x - hi, scale)
+            return p, p * (1.0 - p)
+        w = self.expand(self.width, x.ndim)
+        m1, s1 = ramp_moments(x - lo + w / 2.0, w, scale)
+        m2, s2 = ramp_moments(x - hi + w / 2.0, w, scale)
+        mean = m1 - m2
+        return mean, np.maximum(s1 + s2 - 2.0 * m2 - mean * mean, 0.0)
 
 
 class TwoWayThreshold(_ConvexRamp):
-    """Two-way threshold f_τ ≈ 1[x₁ > T₁]·1[x₂ > T₂] on R² (seed 000, §4.2, Claim 4.2, Lemma 4.3).
+    """Two-way threshold f_τ ≈ 1[x₁ > T₁]·1[x₂ > T₂] on R² (LY Section 4.2, Claim 4.2, Lemma 4.3).
 
     The rounded-corner construction with band width τ (``width``): R₁ = τ/√2, R₂ = R₁ + τ,
     c = T + (R₁ + τ/2)(1, 1). f_τ = 1 on the quadrant {x ≥ T + τ/2} with its corner rounded by the disc
     (c, R₁); f_τ = (R₂ − ‖x − c‖)/τ on the annular quarter, (x₁ − T₁ + τ/2)/τ and (x₂ − T₂ + τ/2)/τ on the
-    straight strips; 0 elsewhere. Equivalently f_τ = max(0, 1 − dist(x, A)/τ) with A convex, so Lemma 4.3's
-    region table is :func:`~smoothdp.sensitivity.metric.convex_ramp_smooth_sensitivity` of the distance to the
-    rounded band (arcs around c in the corner regions, not axis-aligned distances).
+    straight strips; 0 elsewhere. Equivalently f_τ = max(0, 1 − dist(x, A)/τ) with A convex, so Lemma
+    4.3's region table is :func:`~smoothdp.sensitivity.ramps.convex_ramp_smooth_sensitivity` of the
+    distance to the rounded band (arcs around c in the corner regions, not axis-aligned distances);
+    docs/theory/geo-privacy.md#two-way-threshold.
 
     Parameters
     ----------
@@ -194,3 +240,16 @@ class TwoWayThreshold(_ConvexRamp):
     def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         t1, t2 = self._coords(self.thresholds, x.ndim - 1)
         return ((x[..., 0] > t1) & (x[..., 1] > t2)).astype(np.float64)
+
+    def _laplace_location_moments(
+        self, x: NDArray[np.float64], scale: float, *, hard: bool, quadrature: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """The hard quadrant under planar Laplace: an angular integral (4·``quadrature`` angles).
+
+        None for the soft query (the mechanism integrates it numerically).
+        """
+        if not hard:
+            return None
+        t1, t2 = self._coords(self.thresholds, x.ndim - 1)
+        p = quadrant_probability(t1 - x[..., 0], t2 - x[..., 1], scale, 4 * quadrature)
+        return p, p * (1.0 - p)

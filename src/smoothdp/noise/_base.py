@@ -25,12 +25,14 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_positive
 
-__all__ = ["FLOAT_SAMPLER", "NoiseDistribution"]
+__all__ = ["FLOAT_SAMPLER", "Draws", "NoiseDistribution"]
 
 #: Label of today's sampling path (see module docstring).
 FLOAT_SAMPLER = "floating-point inverse transform (fast path, not hardened against float attacks)"
 
 Size = int | tuple[int, ...] | None
+#: What a sampler returns: float64 draws for the laws on the real line, int64 for lattice laws.
+Draws = NDArray[np.float64] | NDArray[np.int64]
 
 
 class NoiseDistribution(ABC):
@@ -62,7 +64,7 @@ class NoiseDistribution(ABC):
     def _ppf_std(self, q: NDArray[np.float64]) -> NDArray[np.float64]: ...
 
     @abstractmethod
-    def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]: ...
+    def _sample_std(self, size: Size, rng: np.random.Generator) -> Draws: ...
 
     @abstractmethod
     def _var_std(self) -> float: ...
@@ -87,14 +89,16 @@ class NoiseDistribution(ABC):
             raise ValueError("q must hold probabilities in [0, 1]")
         return self.scale * self._ppf_std(qa)
 
-    def sample(self, size: Size = None, rng: SeedLike = None) -> NDArray[np.float64] | float:
+    def sample(self, size: Size = None, rng: SeedLike = None) -> Draws | float:
         """Draw from the law. ``rng=None``: secure generator; pass a seeded one only for simulations."""
         draws = self._sample_std(size, resolve_rng(rng))
+        scaled: NDArray[np.float64]
         if isinstance(draws, np.ndarray) and draws.ndim and draws.dtype == np.float64:
-            draws *= self.scale  # the draws are fresh: scale them in place (no temporary)
+            scaled = draws.astype(np.float64, copy=False)  # the same array: the draws are fresh,
+            scaled *= self.scale  # so scale them in place (no temporary)
         else:
-            draws = self.scale * draws
-        return float(draws) if size is None and self.dimension == 1 else draws
+            scaled = np.asarray(self.scale * np.asarray(draws), dtype=np.float64)
+        return float(scaled) if size is None and self.dimension == 1 else scaled
 
     def mean(self) -> float:
         return 0.0
@@ -104,6 +108,16 @@ class NoiseDistribution(ABC):
 
     def std(self) -> float:
         return float(np.sqrt(self.var()))
+
+    def breakpoints(self) -> tuple[float, ...]:
+        """Points x ≥ 0 (in the law's units, i.e. scaled) where d/dx ln pdf is discontinuous or extreme.
+
+        The worst-case privacy-loss search (:func:`smoothdp.audit.worst_case_privacy_loss`) puts output grid
+        points at ± each of them, since the log density ratio of two shifted and rescaled copies peaks there.
+        Default: none (a smooth log density with no interior extreme of its slope); the law is symmetric,
+        so only the non-negative points are listed.
+        """
+        return ()
 
     def with_scale(self, scale: float) -> NoiseDistribution:
         """The same family with another scale (shape parameters kept)."""

@@ -4,7 +4,7 @@ For both families P(|Z| > t) = I_y(p, q), the regularized incomplete beta functi
 y = 1/(1 + v) with v = (t/c)^k:
 
 * Student's t(d): k = 2, c = √d, (p, q) = (d/2, 1/2);
-* generalized Cauchy(γ): k = γ, c = 1, (p, q) = (1 − 1/γ, 1/γ)  (``notes/gp_paper.md`` §1.15).
+* generalized Cauchy(γ): k = γ, c = 1, (p, q) = (1 − 1/γ, 1/γ)  (``docs/theory/noise.md#generalized-cauchy``).
 
 Working with ln y and ln(1 − y) instead of y keeps both tails accurate: far out y underflows long before
 the tail probability does, so there I_y(p, q) is replaced by its leading term y^p / (p·B(p, q))

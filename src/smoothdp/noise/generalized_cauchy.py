@@ -24,7 +24,9 @@ _MAX_ROUNDS = 200
 
 
 class GeneralizedCauchy(NoiseDistribution):
-    """The generalized Cauchy law GC(γ, σ) (``notes/gp_paper.md`` §1.1 and §1.15).
+    """The generalized Cauchy law GC(γ, σ) (Rider 1957; Liang & Yi, CCS 2024).
+
+    Formulas: ``docs/theory/noise.md#generalized-cauchy``.
 
     pdf(x) = C_γ / (σ (1 + |x/σ|^γ)),   C_γ = γ sin(π/γ) / (2π),   γ > 1.
 
@@ -35,15 +37,16 @@ class GeneralizedCauchy(NoiseDistribution):
 
     Notes
     -----
-    * CDF (note §1.15): F(z) = 1/2 + sgn(z)/2 · I_{|z|^γ/(1+|z|^γ)}(1/γ, 1−1/γ). We evaluate the tail
+    * CDF: F(z) = 1/2 + sgn(z)/2 · I_{|z|^γ/(1+|z|^γ)}(1/γ, 1−1/γ). We evaluate the tail
       P(|Z| > t) = I_{1/(1+t^γ)}(1−1/γ, 1/γ) in log space (:mod:`smoothdp.noise._beta_tail`), so ``cdf``
       and ``sf`` keep full relative precision far out; ``ppf`` inverts it with ``betaincinv``.
-    * Sampling is exact rejection from a uniform/Pareto envelope of |Z|: height 1 on [0, 1) and
+    * Sampling (``docs/theory/noise.md#generalized-cauchy-sampler``) is exact rejection from a
+      uniform/Pareto envelope of |Z|: height 1 on [0, 1) and
       x^{−γ} beyond, i.e. U[0, 1) with probability (γ−1)/γ and Pareto(γ−1) on [1, ∞) otherwise; accept
       with probability 1/(1 + x^γ), resp. 1/(1 + x^{−γ}) (both ≥ 1/2). The acceptance rate is
-      (1/γ)(1−1/γ)π/sin(π/γ) ≥ π/4, the same as Jöhnk's algorithm for the Beta(1/γ, 1−1/γ) transform of
-      note §1.15, but each candidate costs one 64-bit word instead of two exponentials: 53 bits make the
-      proposal, 1 bit the sign and 10 bits a coarse acceptance uniform that decides unless its cell of
+      (1/γ)(1−1/γ)π/sin(π/γ) ≥ π/4, the same as Jöhnk's algorithm for the Beta(1/γ, 1−1/γ) transform
+      of the CDF above, but each candidate costs one 64-bit word instead of two exponentials: 53 bits make
+      the proposal, 1 bit the sign and 10 bits a coarse acceptance uniform that decides unless its cell of
       width 1/1024 holds the threshold, when a fresh 53-bit uniform refines it (exact). The ChaCha20
       stream costs ~25 ns a word, so this is ~1.7× numpy's Laplace per draw, against ~2.6× for Jöhnk
       and ~4.5× for the two-gamma ratio G₁/G₂. The Pareto tail beyond the 2⁻¹⁰ tail quantile of the
@@ -137,6 +140,11 @@ class GeneralizedCauchy(NoiseDistribution):
 
     def mean(self) -> float:
         return 0.0 if self.gamma > 2.0 else math.nan
+
+    def breakpoints(self) -> tuple[float, ...]:
+        """σ(γ−1)^{1/γ}, where |d/dx ln pdf| = γ|z|^{γ−1}/(1 + |z|^γ) (z = x/σ) is largest."""
+        g = self.gamma
+        return (self.scale * (g - 1.0) ** (1.0 / g),)
 
     def _params(self) -> str:
         return f"gamma={self.gamma:g}, scale={self.scale:g}"

@@ -31,5 +31,9 @@ class Laplace(NoiseDistribution):
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
         return rng.laplace(0.0, 1.0, size)
 
+    def breakpoints(self) -> tuple[float, ...]:
+        """0, where the slope of the log density jumps from +1/b to −1/b."""
+        return (0.0,)
+
     def _var_std(self) -> float:
         return 2.0

@@ -1,13 +1,14 @@
-"""PolyPlace(s, α): the pure-DP smooth-sensitivity noise of Hladík & Tětek (FORC 2025, seed 004).
+"""PolyPlace(s, α): the pure-DP smooth-sensitivity noise of Hladík & Tětek (HT = Hladík & Tětek, *Smooth
+Sensitivity Revisited: Towards Optimality*, FORC 2025).
 
-Formulas: ``notes/noise_and_ss.md`` §1 (HT Definition 6, Lemma 13, Lemma 15). With u = |x|/s,
+Formulas: ``docs/theory/noise.md#polyplace`` (HT Definition 6, Lemma 13, Lemma 15). With u = |x|/s,
 K_α = 2((α−1)/α)^α + α − 1 and N = α/(2K_α s),
 
     f(x) = N (α−1) (1 − u)^{α−1}               if u < 1/α   (core),
     f(x) = N (α+1) (1 − 1/α²)^α (1 + u)^{−α−1}   if u ≥ 1/α   (tail).
 
-Everything is computed in log space with log1p/expm1 (note §1.4), so the law stays accurate for huge
-shapes α (it tends to Laplace(s/α), HT Lemma 15) and far into the polynomial tail.
+Everything is computed in log space with log1p/expm1 (``docs/theory/noise.md#polyplace-sampler``), so the
+law stays accurate for huge shapes α (it tends to Laplace(s/α), HT Lemma 15) and far into the polynomial tail.
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ class PolyPlace(NoiseDistribution):
 
     Notes
     -----
-    * CDF in closed form (note §1.3): P(|X| > s u) = 1 − ((α−1)/K_α)(1 − (1−u)^α) in the core and
-      ((α+1)/K_α)(1 − 1/α²)^α (1+u)^{−α} in the tail; ``cdf`` and ``sf`` use the tail mass directly, so
-      both are accurate far out.
-    * Sampling is exact inverse transform (note §1.4, method A) driven by an exponential variate
-      E = −ln P(|X| > |x|): the core and tail inverses are written with log1p/expm1, and the ziggurat
-      exponential has no 2⁻⁵³ floor, so the polynomial tail is reached without truncation.
-    * Variance (HT Lemma 13, note §1.5), finite iff α > 2:
+    * CDF in closed form (``docs/theory/noise.md#polyplace``): P(|X| > s u) = 1 − ((α−1)/K_α)(1 − (1−u)^α)
+      in the core and ((α+1)/K_α)(1 − 1/α²)^α (1+u)^{−α} in the tail; ``cdf`` and ``sf`` use the tail
+      mass directly, so both are accurate far out.
+    * Sampling is exact inverse transform (``docs/theory/noise.md#polyplace-sampler``) driven by an
+      exponential variate E = −ln P(|X| > |x|): the core and tail inverses are written with log1p/expm1,
+      and the ziggurat exponential has no 2⁻⁵³ floor, so the polynomial tail is reached without
+      truncation.
+    * Variance (HT Lemma 13), finite iff α > 2:
       σ² = 2s²[(19α²+5)r + (α−2)(α−1)²] / [(2r+α−1)(α²−1)(α²−4)], r = (1−1/α)^α.
     """
 
@@ -65,6 +67,10 @@ class PolyPlace(NoiseDistribution):
         # E = −ln P(|X| > u) at the breakpoint u = 1/α (tail mass (α+1) r / K_α).
         self._exp_break = log_k - math.log(alpha + 1.0) - log_r
 
+    def breakpoints(self) -> tuple[float, ...]:
+        """s/α, where core and tail meet: |d/dx ln pdf| rises to α/s there and falls beyond (HT Def. 6)."""
+        return (self.scale / self.shape,)
+
     # -- |X| in terms of E = −ln P(|X| > u), shared by ppf and the sampler -------------------------------
     def _abs_from_exp(
         self, e: NDArray[np.float64], out: NDArray[np.float64] | None = None
@@ -78,8 +84,10 @@ class PolyPlace(NoiseDistribution):
         alpha = self.shape
         e = np.asarray(e, dtype=np.float64)
         flat = e.reshape(-1)
-        contiguous = out is not None and out.flags.c_contiguous and out.shape == e.shape
-        res = out.reshape(-1) if contiguous else np.empty_like(flat)
+        if out is not None and out.flags.c_contiguous and out.shape == e.shape:
+            res = out.reshape(-1)  # a view: writing res writes out
+        else:
+            res = np.empty_like(flat)
         in_core = flat < self._exp_break
         core_idx = in_core.nonzero()[0]
         tail_idx = np.logical_not(in_core, out=in_core).nonzero()[0]

@@ -16,7 +16,8 @@ __all__ = ["StudentT"]
 
 
 class StudentT(NoiseDistribution):
-    """Student's t law T(d, 0, σ) (``notes/noise_and_ss.md`` §2, ``notes/gp_paper.md`` §1.1).
+    """Student's t law T(d, 0, σ) (``docs/theory/noise.md#students-t``; the T(3) sampler:
+    ``docs/theory/noise.md#exact-t3-sampler``).
 
     pdf(x) = Γ((d+1)/2) / (Γ(d/2) √(dπ) σ) · (1 + (x/σ)²/d)^{−(d+1)/2}, for any real d > 0.
 
@@ -69,6 +70,10 @@ class StudentT(NoiseDistribution):
 
     def mean(self) -> float:
         return 0.0 if self.df > 1.0 else math.nan
+
+    def breakpoints(self) -> tuple[float, ...]:
+        """σ√ν, where |d/dx ln pdf| = (ν+1)|z|/(ν + z²) (z = x/σ) is largest."""
+        return (self.scale * math.sqrt(self.df),)
 
     def _params(self) -> str:
         return f"df={self.df:g}, scale={self.scale:g}"

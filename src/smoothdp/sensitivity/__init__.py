@@ -1,16 +1,20 @@
-"""Smooth sensitivity: growth functions and generic smooth sensitivity (Hamming and metric spaces)."""
+"""Smooth sensitivity: growth functions and generic smooth sensitivity (metric spaces)."""
 
-from smoothdp.sensitivity.growth import GROWTHS, Growth, growth, log_growth
-from smoothdp.sensitivity.hamming import hamming_smooth_sensitivity, smooth_sensitivity_of_profile
-from smoothdp.sensitivity.metric import (
-    GridLipschitzBound,
-    NumericSmoothSensitivity,
-    convex_ramp_lipschitz,
-    convex_ramp_smooth_sensitivity,
-    numeric_pointwise_lipschitz,
-    numeric_smooth_sensitivity,
+from smoothdp.sensitivity.growth import (
+    GROWTHS,
+    Growth,
+    check_growth,
+    growth,
+    log_growth,
     smoothness_violation,
 )
+from smoothdp.sensitivity.numeric import (
+    GridLipschitzBound,
+    NumericSmoothSensitivity,
+    numeric_pointwise_lipschitz,
+    numeric_smooth_sensitivity,
+)
+from smoothdp.sensitivity.ramps import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
 from smoothdp.sensitivity.rounding import ROUND_UP, round_up
 
 __all__ = [
@@ -19,14 +23,13 @@ __all__ = [
     "GridLipschitzBound",
     "Growth",
     "NumericSmoothSensitivity",
+    "check_growth",
     "convex_ramp_lipschitz",
     "convex_ramp_smooth_sensitivity",
     "growth",
-    "hamming_smooth_sensitivity",
     "log_growth",
     "numeric_pointwise_lipschitz",
     "numeric_smooth_sensitivity",
     "round_up",
-    "smooth_sensitivity_of_profile",
     "smoothness_violation",
 ]

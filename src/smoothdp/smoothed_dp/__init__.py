@@ -1,13 +1,25 @@
-"""Smoothed differential privacy (Liu, Wang & Xia, TMLR 2023; seed 003).
+"""Smoothed differential privacy (LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023).
 
-* :func:`privacy_profile`: δ_{ε,M}(x), the database-dependent privacy profile (Definition 2), exact and in log
-  space for anonymous mechanisms; :func:`binary_privacy_profile` for every k of a binary database at once.
-* :func:`smoothed_delta`: δ_SDP by Algorithm 1 with the convex-hull reduction (Proposition 7).
-* Mechanisms: :class:`SamplingHistogram` (Algorithm 2), :class:`SamplingAverage` (Algorithm 3, Theorem 4),
-  :class:`QuantizedSamplingAverage` (the 8-bit SGD step of Fig. 2 right).
+Theory: ``docs/theory/smoothed-dp.md``.
+
+* :func:`privacy_profile`: δ_{ε,M}(x), the database-dependent privacy profile (LWX Definition 2), exact and in
+  log space for anonymous mechanisms; :func:`binary_privacy_profile` for every k of a binary database at once.
+* :func:`smoothed_delta`: δ_SDP by LWX Algorithm 1 with the convex-hull reduction (LWX Proposition 7).
+* Mechanisms (analysis objects, not :class:`smoothdp.mechanism.Mechanism` subclasses: their δ depends on the
+  data, so nothing is charged to an accountant): :class:`SamplingHistogram` (LWX Algorithm 2),
+  :class:`SamplingAverage` (LWX Algorithm 3, Theorem 4), :class:`QuantizedSamplingAverage` (the 8-bit SGD step
+  of LWX Fig. 2 right). Their common base is :class:`SmoothedDPMechanism`.
+
+Modules (their imports form a DAG, each line importing only from the lines above):
+
+* ``_logmath``, ``hull``, ``base`` (shared pieces: base class, results, generic enumeration);
+* ``histogram_profile`` (closed forms of M_H), ``binary`` (Algorithm 1 for two categories);
+* ``algorithm1`` (general path and the :func:`smoothed_delta` dispatcher), ``profile``, ``quantized``;
+* ``mechanisms``; then ``montecarlo``, ``theory``.
 """
 
 from smoothdp.smoothed_dp.algorithm1 import SmoothedDelta, smoothed_delta
+from smoothdp.smoothed_dp.base import SmoothedDPMechanism
 from smoothdp.smoothed_dp.hull import hull_vertices
 from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
 from smoothdp.smoothed_dp.profile import ProfileValue, binary_privacy_profile, privacy_profile
@@ -17,6 +29,7 @@ __all__ = [
     "QuantizedSamplingAverage",
     "SamplingAverage",
     "SamplingHistogram",
+    "SmoothedDPMechanism",
     "SmoothedDelta",
     "binary_privacy_profile",
     "hull_vertices",

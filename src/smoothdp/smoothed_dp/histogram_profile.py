@@ -1,7 +1,8 @@
 """Exact privacy profile δ_{ε,M_H}(h) of the sampling-histogram mechanism, in log space (fast paths).
 
-Notation (notes/smoothed_dp.md §3): n records, histogram h over m categories, T sampled, L = n − T removed,
-c = e^ε. A neighbour replaces one record of category a by one of category b: h' = h − e_a + e_b.
+Notation (``docs/theory/smoothed-dp.md#sampling-histogram-mechanism``): n records, histogram h over m
+categories, T sampled, L = n − T removed, c = e^ε. A neighbour replaces one record of category a by one of
+category b: h' = h − e_a + e_b.
 
 **Binary kernel, without replacement.** With N records of which k are of category a, and L removed, the
 removed count u of category a is HG(N, k, L) and the likelihood ratio of the neighbour with k−1 is
@@ -22,8 +23,10 @@ HG(n, h_a+h_b, L) (resp. Bin(T, (h_a+h_b)/n)) is the same under h and h':
 
     D(h; a→b) = Σ_w law(w) · K(h_a+h_b, h_a, w),   D(h'; b→a) = Σ_w law(w) · K(h_a+h_b, h_b+1, w),
 
-and δ(h) = max over ordered pairs (a, b), h_a ≥ 1, of both. Derivations and brute-force checks: notes §3–4,
-§6.
+and δ(h) = max over ordered pairs (a, b), h_a ≥ 1, of both. Derivations:
+``docs/theory/smoothed-dp.md#binary-hypergeometric-closed-form``,
+``docs/theory/smoothed-dp.md#general-number-of-categories`` and
+``docs/theory/smoothed-dp.md#sampling-with-replacement``; brute-force checks: ``tests/smoothed_dp``.
 
 **Summation.** Each kernel is a tail of a log-concave pmf. We sum a window starting at the cut-off and widen
 it until the geometric bound on the rest, pmf(edge)·ρ/(1−ρ) with ρ the pmf ratio at the edge, is below e^-40
@@ -120,7 +123,7 @@ def _as_int_arrays(*arrays: ArrayLike) -> tuple[NDArray[np.int64], ...]:
 
 
 def _initial_window(epsilon: float) -> int:
-    # below the cut-off the pmf falls at least by e^-ε per step (notes §6): 40/ε terms reach e^-40
+    # below the cut-off the pmf falls at least by e^-ε per step: 40/ε terms reach e^-40
     return int(np.ceil(40.0 / max(epsilon, 1e-3))) + 8
 
 
@@ -201,7 +204,8 @@ def log_replacement_kernel(
         log_odds = np.log(p) - np.log1p(-p)
     start = np.where(k == 1, 0.0, start)
     start = np.where(k == big_n, tf, start)  # all mass at j = T
-    start = np.clip(np.nan_to_num(start, nan=0.0, posinf=tf), 0.0, tf).astype(np.int64)
+    start = np.where(np.isnan(start), 0.0, np.where(np.isposinf(start), tf, start))
+    start = np.clip(start, 0.0, tf).astype(np.int64)
 
     def log_ratio(rows: NDArray[np.int64], j: NDArray[np.int64]) -> NDArray[np.float64]:
         # ln Bin(j+1)/Bin(j) = ln (T−j)/(j+1) + ln p/(1−p)

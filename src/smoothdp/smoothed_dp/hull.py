@@ -1,4 +1,7 @@
-"""Distribution reduction (seed 003, Proposition 7): only the vertices of CH(Π) matter.
+"""Distribution reduction (LWX Proposition 7): only the vertices of CH(Π) matter.
+
+LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023; proof:
+``docs/theory/smoothed-dp.md#convex-hull-reduction``.
 
 E_{x∼π⃗}[δ(x)] is multilinear in (π_1, …, π_n) (the records are independent), so its maximum over a product of
 polytopes is reached at vertices: (ε, δ, Π)-smoothed DP holds iff it holds for Π* = vertices of CH(Π).

@@ -1,4 +1,7 @@
-"""Monte Carlo estimates for mechanisms without a closed form (seed 003, Fig. 2 right).
+"""Monte Carlo estimates for mechanisms without a closed form (LWX Fig. 2 right).
+
+LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023; theory:
+``docs/theory/smoothed-dp.md#monte-carlo-estimator``.
 
 **δ of one pair of databases** (:func:`monte_carlo_delta`). From N draws of M(x) and N of M(x') (discrete
 outputs) the plug-in estimate is d̂ = Σ_o (P̂(o) − e^ε Q̂(o))_+, both directions, the larger kept.
@@ -29,9 +32,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.smoothed_dp.base import sample_subsets
 from smoothdp.smoothed_dp.hull import check_distributions
-from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, sample_subsets
-from smoothdp.smoothed_dp.quantized import quantized_average_deltas
+from smoothdp.smoothed_dp.quantized import QuantizedSamplingAverage, quantized_average_deltas
 from smoothdp.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
@@ -75,12 +78,12 @@ def _delta_from_draws(
     levels = int(codes.max()) + 1
     cx, cy = codes[: x.shape[0]], codes[x.shape[0] :]
     c = math.exp(epsilon)
-    best = None
+    candidates = []
     for first, second, direction in ((cx, cy, "forward"), (cy, cx, "backward")):
         value, chosen = _plug_in(first, second, c, levels)
-        if best is None or value > best[0]:
-            best = (value, chosen, first, second, direction)
-    value, chosen, first, second, direction = best
+        candidates.append((value, chosen, first, second, direction))
+    # the larger of the two directions (ties: forward, the first)
+    value, chosen, first, second, direction = max(candidates, key=lambda cand: cand[0])
     n = first.size
     p_s = float(np.isin(first, np.flatnonzero(chosen)).mean())
     q_s = float(np.isin(second, np.flatnonzero(chosen)).mean())
@@ -145,15 +148,13 @@ def quantized_average_delta_mc(
     x = mechanism.check_codes(codes)
     t = mechanism.sample_size(x.size)
     gen = resolve_rng(rng)
-    best = None
     out_x = mechanism.output_of_sum(x[sample_subsets(x.size, t, n_draws, gen)].sum(axis=1), t)
+    results = []
     for index, new in ((int(np.argmin(x)), mechanism.high), (int(np.argmax(x)), mechanism.low)):
         draws_y = sample_subsets(x.size, t, n_draws, gen)
         sums_y = x[draws_y].sum(axis=1) + (new - x[index]) * np.any(draws_y == index, axis=1)
-        result = _delta_from_draws(out_x, mechanism.output_of_sum(sums_y, t), eps, confidence)
-        if best is None or result.estimate > best.estimate:
-            best = result
-    return best
+        results.append(_delta_from_draws(out_x, mechanism.output_of_sum(sums_y, t), eps, confidence))
+    return max(results, key=lambda result: result.estimate)  # ties: the first neighbour
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,8 @@ def sampled_smoothed_delta(
     neighbours
         For ``"exact"``: ``"heuristic"`` (the paper's two neighbours) or ``"all"`` (the exact δ(x), slower).
     """
-    many = isinstance(epsilon, Sequence | np.ndarray)
-    eps_list = [check_epsilon(e) for e in (epsilon if many else [epsilon])]
+    many = not isinstance(epsilon, int | float | np.integer | np.floating)
+    eps_list = [check_epsilon(e) for e in np.atleast_1d(np.asarray(epsilon, dtype=object))]
     n = check_int("n", n, minimum=2)
     n_databases = check_int("n_databases", n_databases, minimum=2)
     confidence = check_probability("confidence", confidence)

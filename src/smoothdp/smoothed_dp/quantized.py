@@ -1,13 +1,19 @@
-"""The 8-bit sampling-average of the SGD experiment (seed 003, Fig. 2 right): data model and exact profile.
+"""The 8-bit sampling-average of the SGD experiment (LWX Fig. 2 right): mechanism, data model, exact profile.
 
-**Data model** (N_8bit, reconstructed from the authors' code, notes §5.2): draw X ∼ N(μ, σ²), keep it only
-when X ∈ (−½, ½], and quantise q = ⌈256·X⌉ ∈ {−127, …, 128}:
+LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023; theory:
+``docs/theory/smoothed-dp.md#quantized-average``.
+
+**Mechanism**: :class:`QuantizedSamplingAverage` (sample T integer codes without replacement, output the
+rounded mean code).
+
+**Data model** (N_8bit, reconstructed from the authors' published experiment code): draw X ∼ N(μ, σ²), keep it
+only when X ∈ (−½, ½], and quantise q = ⌈256·X⌉ ∈ {−127, …, 128}:
 
     P(q) = [Φ((q/256 − μ)/σ) − Φ(((q−1)/256 − μ)/σ)] / [Φ((½ − μ)/σ) − Φ((−½ − μ)/σ)].
 
 The Laplace variant uses the standard-deviation parametrisation b = σ/√2 (as the authors' code does).
 
-**Exact profile** of :class:`~smoothdp.smoothed_dp.mechanisms.QuantizedSamplingAverage` (ours). Changing record i
+**Exact profile** of :class:`QuantizedSamplingAverage` (ours). Changing record i
 (value a) into b changes the output only when i is sampled (probability η = T/n). Let Q and R be the laws of
 the sum of a uniform T-subset and a uniform (T−1)-subset of the other n−1 records. Then
 
@@ -26,22 +32,113 @@ is exact enough: the absolute error of δ is ~1e-16.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
 
-from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage
-from smoothdp.smoothed_dp.profile import ProfileValue, _make_value
-from smoothdp.validation import check_epsilon, check_positive
+from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.smoothed_dp.base import (
+    ProfileValue,
+    SmoothedDelta,
+    SmoothedDPMechanism,
+    check_histogram,
+    make_profile_value,
+    sample_subsets,
+)
+from smoothdp.validation import check_data, check_epsilon, check_int, check_positive
 
 __all__ = [
+    "QuantizedSamplingAverage",
     "quantized_average_deltas",
     "quantized_average_profile",
     "quantized_laplace_pmf",
     "quantized_normal_pmf",
     "subset_sum_laws",
 ]
+
+
+@dataclass(frozen=True, init=False)
+class QuantizedSamplingAverage(SmoothedDPMechanism):
+    """8-bit quantized sampling-average (the one-step SGD of LWX Fig. 2 right).
+
+    The data are integer codes in [low, high] (default −127..128: 8-bit values q/256 of gradients in (−½, ½]).
+    Draw T records without replacement (T = ``size``, ⌈ηn⌉, or round(√n) with ``size='sqrt'``, the paper's
+    batch) and output round(mean code), rounding half away from zero (MATLAB's ``round``). By post-processing
+    (LWX Prop. 4) and pre-processing (LWX Prop. 6), its smoothed DP bounds that of one quantized SGD step.
+
+    Guarantee: analysed, not asserted; neighbours: one record substituted (n fixed); proof:
+    ``docs/theory/smoothed-dp.md#quantized-average``. Exact δ(x): :func:`quantized_average_profile`
+    (also through :func:`smoothdp.smoothed_dp.privacy_profile`); sampled estimate of δ_SDP:
+    :func:`smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta`.
+
+    Why it is not a :class:`smoothdp.mechanism.Mechanism`: it adds no noise, and its δ depends on the
+    database (δ(x)) and on the data distributions (δ_SDP); there is no (ε, δ) fixed before the data are seen
+    to charge to an accountant. It is an object of analysis, like the other sampling mechanisms here.
+    """
+
+    name: ClassVar[str] = "quantized_sampling_average"
+    proof: ClassVar[str] = "docs/theory/smoothed-dp.md#quantized-average"
+
+    eta: Fraction | None
+    size: int | str | None
+    low: int
+    high: int
+
+    def __init__(self, size: Any = "sqrt", eta: Any = None, low: int = -127, high: int = 128) -> None:
+        if eta is not None and size == "sqrt":
+            size = None
+        rate, fixed = self._init_size(eta, size)
+        low = check_int("low", low)
+        high = check_int("high", high)
+        if not low < high:
+            raise ValueError(f"low must be < high; got low={low}, high={high}")
+        object.__setattr__(self, "eta", rate)
+        object.__setattr__(self, "size", fixed)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    @property
+    def levels(self) -> NDArray[np.int64]:
+        """The codes low..high (the categories of the histogram view)."""
+        return np.arange(self.low, self.high + 1)
+
+    def output_of_sum(self, sums: ArrayLike, t: int) -> NDArray[np.int64]:
+        """round(S/T) half away from zero, exactly in integers."""
+        s = np.asarray(sums, dtype=np.int64)
+        mag = (2 * np.abs(s) + t) // (2 * t)
+        return np.sign(s) * mag
+
+    def check_codes(self, codes: ArrayLike, name: str = "codes") -> NDArray[np.int64]:
+        """A 1-D array of integer codes within [low, high]."""
+        x = check_data(codes, name, ndim=1)
+        if np.any(x != np.round(x)) or np.any((x < self.low) | (x > self.high)):
+            raise ValueError(f"{name} must be integers in [{self.low}, {self.high}]")
+        return x.astype(np.int64)
+
+    def sample(self, codes: ArrayLike, size: int | None = None, rng: SeedLike = None) -> NDArray[np.int64]:
+        """Draw outputs (rounded mean codes) of the mechanism on the database ``codes``."""
+        x = self.check_codes(codes)
+        t = self.sample_size(x.size)
+        idx = sample_subsets(x.size, t, 1 if size is None else size, resolve_rng(rng))
+        out = self.output_of_sum(x[idx].sum(axis=1), t)
+        return out[0] if size is None else out
+
+    # -- analysis hooks (see SmoothedDPMechanism) ----------------------------------------------------------
+    def _privacy_profile(self, histogram: ArrayLike, epsilon: float, method: str) -> ProfileValue:
+        h = check_histogram(histogram, categories=self.high - self.low + 1)
+        return quantized_average_profile(self, np.repeat(self.levels, h), epsilon)
+
+    def _smoothed_delta(
+        self, epsilon: float, n: int, distributions: ArrayLike, mixtures: str | int
+    ) -> SmoothedDelta:
+        raise TypeError(
+            "QuantizedSamplingAverage has 256 categories: estimate δ_SDP with "
+            "smoothdp.smoothed_dp.montecarlo.sampled_smoothed_delta"
+        )
 
 
 def _check_grid(mu: float, sigma: float, low: int, high: int, scale: int) -> NDArray[np.float64]:
@@ -132,7 +229,8 @@ def _output_matrix(
     used = weights > 0
     flat = (np.arange(shifts.size)[:, None] * levels + outputs)[used]
     weights = weights[used]
-    return np.bincount(flat, weights=weights, minlength=shifts.size * levels).reshape(shifts.size, levels)
+    counts = np.bincount(flat, weights=weights, minlength=shifts.size * levels)  # weighted: float64
+    return np.asarray(counts, dtype=np.float64).reshape(shifts.size, levels)
 
 
 def quantized_average_deltas(
@@ -200,7 +298,7 @@ def quantized_average_profile(
     x = mechanism.check_codes(codes)
     value = float(deltas[0])
     log_delta = math.log(value) if value > 0 else -np.inf
-    return _make_value(
+    return make_profile_value(
         log_delta,
         eps,
         np.bincount(x - mechanism.low, minlength=mechanism.levels.size),

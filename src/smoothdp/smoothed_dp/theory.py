@@ -1,9 +1,14 @@
-"""The seed's theoretical statements about M_H as functions, to set next to the exact values in reports.
+"""LWX's theoretical statements about M_H as functions, to set next to the exact values in reports.
 
-* :func:`theorem3_epsilon_threshold`, :func:`in_theorem3_regime`: Theorem 3(i) holds for ε ≥ ln(1/(1−η)) + c.
-* :func:`remark8_delta_bound`: the non-asymptotic bound of Remark 8. It is extremely loose (notes §4: 0.989 at
+LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023; theory:
+``docs/theory/smoothed-dp.md#sampling-histogram-mechanism``.
+
+* :func:`theorem3_epsilon_threshold`, :func:`in_theorem3_regime`: LWX Theorem 3(i) holds for
+  ε ≥ ln(1/(1−η)) + c.
+* :func:`remark8_delta_bound`: the non-asymptotic bound of LWX Remark 8. It is extremely loose (0.989 at
   n = 1e6, ε = 7, η = 0.998, where the exact δ_SDP is 1e-49.4): never use it as a reference value.
-* :func:`large_epsilon_delta`: the exact large-ε value (notes §3, ours), a cheap oracle for tests.
+* :func:`large_epsilon_delta`: the exact large-ε value (ours:
+  ``docs/theory/smoothed-dp.md#binary-hypergeometric-closed-form``), a cheap oracle for tests.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from smoothdp.smoothed_dp.base import exact_rate
 from smoothdp.smoothed_dp.hull import hull_vertices
-from smoothdp.smoothed_dp.mechanisms import exact_rate
 from smoothdp.validation import check_epsilon, check_in_range, check_int
 
 __all__ = [
@@ -60,7 +65,7 @@ def remark8_delta_bound(epsilon: float, eta: Any, f: float, n: int, m: int) -> f
 
 
 def large_epsilon_delta(removed: int, distributions: ArrayLike) -> float:
-    """log10 of max over the hull vertices π and categories a of (1 − π(a))^L (notes §3, ours).
+    """log10 of max over the hull vertices π and categories a of (1 − π(a))^L (ours; module docstring).
 
     For e^ε ≥ h_a·L/(h_b+1) only "no record of category a was removed" survives in D(h; a→b), which is
     C(n−h_a, L)/C(n, L), and its mean over h ∼ Multinomial(n, π) is exactly (1 − π(a))^L. Hence, for e^ε ≥ n·L

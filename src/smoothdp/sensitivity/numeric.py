@@ -1,29 +1,14 @@
-"""Smooth sensitivity for geo-privacy: pointwise Lipschitz constants on R^d (d = 1, 2), Euclidean metric.
+"""Certified numeric smooth sensitivity of any differentiable f on a box of R or R² (Euclidean metric).
 
-Definitions (seed 000, Section 3.1; notes/gp_paper.md §1.4–1.5), with Λ = ∞ throughout:
+The generic candidate-point procedure (Liang & Yi, CCS 2024, Section 3.3;
+docs/theory/geo-privacy.md#generic-candidate-point-procedure) as a grid search over the candidate pairs
+(x', x'') with a **rigorous discretization error bound** added on top, so the result is an upper bound
+(docs/theory/geo-privacy.md#grid-lipschitz-bound):
 
-* pointwise Lipschitz constant (Definition 7)::
-
-      L_f(x) = sup_{x' ≠ x} |f(x) − f(x')| / ‖x − x'‖          (a secant sup, not |f'(x)|);
-
-* G_β-smooth upper bound (Definition 8): S(x) ≥ L_f(x) and S(x) ≤ G_β(‖x − x'‖)·S(x') for all x, x';
-* smooth sensitivity (Definition 9, eq. (1)), the smallest such bound (Lemmas 3.1, 3.2)::
-
-      S*(x) = sup_{x'} L_f(x') / G_β(‖x − x'‖),     G_β(t) = e^{βt} or 1 + βt.
-
-This module holds what every query shares:
-
-* :func:`convex_ramp_lipschitz` and :func:`convex_ramp_smooth_sensitivity`: the closed forms for every
-  "ramp" f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A (notes §1.8, "unifying
-  reformulation"), which give Lemma 4.1 (one-way threshold), Lemma 4.3 (two-way threshold) and the bounded
-  range of Appendix C.3 from the signed distance to A alone;
-* :func:`numeric_smooth_sensitivity` (and :func:`numeric_pointwise_lipschitz`): the generic procedure of
-  Section 3.3 for any differentiable f on a box of R or R², as a grid search over the candidate pairs
-  (x', x'') with a **rigorous discretization error bound** added on top, so the result is an upper bound;
-* :func:`smoothness_violation`: the largest log-ratio ln S(x) − ln S(x') − ln G_β(‖x − x'‖) over pairs,
-  for checking Definition 8 (≤ 0 for a smooth bound).
-
-Floating point: closed forms are rounded up by :func:`round_up` (relative 1e-12, then one ulp).
+* :class:`GridLipschitzBound`: upper bounds on the pointwise Lipschitz constant over the cells of a grid,
+  built once per function, then the smooth sensitivity of any users;
+* :func:`numeric_smooth_sensitivity`: the same in one call, with an attained lower value;
+* :func:`numeric_pointwise_lipschitz`: an attained lower estimate of L_f, for cross-checks.
 """
 
 from __future__ import annotations
@@ -34,134 +19,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.sensitivity.growth import GROWTHS, Growth, log_growth
+from smoothdp.sensitivity.growth import Growth, check_growth, log_growth
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_int, check_positive
 
 __all__ = [
     "GridLipschitzBound",
     "NumericSmoothSensitivity",
-    "check_growth",
-    "convex_ramp_lipschitz",
-    "convex_ramp_smooth_sensitivity",
     "numeric_pointwise_lipschitz",
     "numeric_smooth_sensitivity",
-    "smoothness_violation",
 ]
-
-
-def check_growth(growth: str) -> Growth:
-    """The growth name must be one of ``"exponential"`` (e^{βt}) or ``"linear"`` (1 + βt)."""
-    if growth not in GROWTHS:
-        raise ValueError(f"growth must be one of {GROWTHS}; got {growth!r}")
-    return growth  # type: ignore[return-value]
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Closed forms for ramps around a convex set
-# ---------------------------------------------------------------------------------------------------------
-
-
-def _fresh(result: NDArray[np.float64] | np.float64) -> NDArray[np.float64]:
-    """A ufunc's fresh result as an array (0-d inputs give a numpy scalar, which ``out=`` cannot take)."""
-    return result if isinstance(result, np.ndarray) else np.array(result)
-
-
-def _band_distance(u: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """d_band = dist(x, band) = max(u − w, −u, 0) = max(|u − w/2| − w/2, 0), as a fresh array.
-
-    The second form takes four in-place passes and no temporary; it is 0 exactly in the band 0 ≤ u ≤ w
-    (|u − w/2| ≤ w/2 survives rounding, w/2 being exact) and otherwise within an ulp or two of u − w or −u.
-    """
-    half = w * 0.5
-    d = _fresh(np.subtract(u, half))
-    np.abs(d, out=d)
-    np.subtract(d, half, out=d)
-    return np.maximum(d, 0.0, out=d)
-
-
-def _ramp_lipschitz(d_band: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """L(x) = 1/(w + d_band), **not rounded** (callers round the final result up once), fresh array.
-
-    The identity: w + d_band = max(w, u) = u for u ≥ w, = w in the band, = w − u for u ≤ 0 (the three
-    secants of :func:`convex_ramp_lipschitz`). A few correctly rounded operations, far inside round_up's
-    relative margin.
-    """
-    lip = _fresh(np.add(d_band, w))
-    return np.divide(1.0, lip, out=lip)
-
-
-def convex_ramp_lipschitz(signed_distance: ArrayLike, width: ArrayLike) -> NDArray[np.float64]:
-    """Pointwise Lipschitz constant of f(x) = max(0, 1 − dist(x, A)/w) for a closed convex A (Λ = ∞).
-
-    With u the signed distance to A (u = dist(x, A) ≥ 0 outside, u = −depth ≤ 0 inside)::
-
-        L(x) = 1/u        if u ≥ w           (secant to the nearest point of A)
-             = 1/w        if 0 ≤ u ≤ w       (in the band)
-             = 1/(w − u)  if u ≤ 0           (secant to the outer edge of the band, along the normal)
-
-    i.e. L(x) = 1/(w + d_band) with d_band = max(u − w, −u, 0). Rounded up once.
-
-    Source: notes/gp_paper.md §1.8 (reformulation of seed 000, Lemmas 4.1 and 4.3).
-    """
-    u = np.asarray(signed_distance, dtype=np.float64)
-    w = np.asarray(width, dtype=np.float64)
-    return round_up(_ramp_lipschitz(_band_distance(u, w), w))
-
-
-def convex_ramp_smooth_sensitivity(
-    signed_distance: ArrayLike, width: ArrayLike, beta: float, growth: Growth = "exponential"
-) -> NDArray[np.float64]:
-    """Smooth sensitivity S*(x) of the ramp f(x) = max(0, 1 − dist(x, A)/w) around a closed convex A.
-
-    With u the signed distance to A and d_band = dist(x, band) = max(u − w, −u, 0)::
-
-        S*(x) = max{ L(x),  (1/w) / G_β(d_band) },    L(x) = 1/(w + d_band)
-
-    i.e. for G = e^{βt}: max{1/u, e^{−β(u−w)}/w} outside, 1/w in the band, max{1/(w+D), e^{−βD}/w} inside
-    at depth D (Lemma 4.1, Lemma 4.3, Appendix C.3). Proof: every point x' has ‖x − x'‖ ≥ |u(x) − u(x')|
-    (u is 1-Lipschitz; inside, the ball of radius D around x lies in A), with equality along the normal
-    through x, so the sup reduces to one variable s = u(x'); there, ln L(s) + ln(1/G(|u − s|)) is convex
-    in s on each side of the band for both growths, so the sup is at s = u (L(x)) or at the band edge.
-
-    Floating point: both terms are computed unrounded and the max is rounded up once (:func:`round_up`),
-    so the result is ≥ :func:`convex_ramp_lipschitz` elementwise. Fast path of the geo mechanisms: a
-    handful of in-place passes and one ``exp`` per point.
-    """
-    check_growth(growth)
-    b = check_positive("beta", beta)
-    u = np.asarray(signed_distance, dtype=np.float64)
-    w = np.asarray(width, dtype=np.float64)
-    d_band = _band_distance(u, w)
-    lip = _ramp_lipschitz(d_band, w)
-    # The band edge term (1/w)/G_β(d_band), computed in d_band's buffer.
-    if growth == "exponential":
-        edge = np.multiply(d_band, -b, out=d_band)  # −ln G = −βd
-    else:
-        edge = np.negative(log_growth(d_band, b, growth), out=d_band)
-    np.exp(edge, out=edge)
-    np.divide(edge, w, out=edge)
-    return round_up(np.maximum(lip, edge, out=lip))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Smoothness check (Definition 8, condition 2)
-# ---------------------------------------------------------------------------------------------------------
-
-
-def smoothness_violation(
-    s_x: ArrayLike, s_x_prime: ArrayLike, distance: ArrayLike, beta: float, growth: Growth = "exponential"
-) -> float:
-    """max over pairs of ln S(x) − ln S(x') − ln G_β(d(x, x')): ≤ 0 iff S is G_β-smooth on these pairs."""
-    check_growth(growth)
-    s1 = np.asarray(s_x, dtype=np.float64)
-    s2 = np.asarray(s_x_prime, dtype=np.float64)
-    return float(np.max(np.log(s1) - np.log(s2) - log_growth(distance, beta, growth)))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Generic numeric procedure (Section 3.3)
-# ---------------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -197,13 +64,15 @@ def _as_points(x: ArrayLike, dim: int, name: str = "x") -> NDArray[np.float64]:
     return arr.reshape(-1, 2)
 
 
-def _domain_box(domain: ArrayLike, dim: int) -> NDArray[np.float64]:
+def _domain_box(bounds: ArrayLike, dim: int) -> NDArray[np.float64]:
     try:
-        box = np.asarray(domain, dtype=np.float64).reshape(dim, 2)
+        box = np.asarray(bounds, dtype=np.float64).reshape(dim, 2)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"domain must be (lo, hi) per axis for dimension {dim}; got {domain!r}") from err
+        raise ValueError(
+            f"bounds must be (lower, upper) per axis for dimension {dim}; got {bounds!r}"
+        ) from err
     if not np.all(np.isfinite(box)) or np.any(box[:, 0] >= box[:, 1]):
-        raise ValueError(f"domain must be a finite box with lo < hi on every axis; got {domain!r}")
+        raise ValueError(f"bounds must be a finite box with lower < upper on every axis; got {bounds!r}")
     return box
 
 
@@ -375,7 +244,7 @@ def numeric_pointwise_lipschitz(
     f: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     x: ArrayLike,
     *,
-    domain: ArrayLike,
+    bounds: ArrayLike,
     dimension: int = 1,
     resolution: int = 801,
 ) -> NDArray[np.float64]:
@@ -385,7 +254,7 @@ def numeric_pointwise_lipschitz(
     bound of :func:`numeric_smooth_sensitivity`.
     """
     dim = check_int("dimension", dimension, minimum=1, maximum=2)
-    box = _domain_box(domain, dim)
+    box = _domain_box(bounds, dim)
     grid = _Grid(f, box, check_int("resolution", resolution, minimum=3), None)
     pts = _as_points(x, dim)
     return _user_secants(grid, pts, _evaluate(f, pts, dim))
@@ -403,7 +272,7 @@ class GridLipschitzBound:
         f: Callable[[NDArray[np.float64]], NDArray[np.float64]],
         *,
         lipschitz: float,
-        domain: ArrayLike,
+        bounds: ArrayLike,
         dimension: int = 1,
         grad: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
         curvature: float | None = None,
@@ -412,7 +281,7 @@ class GridLipschitzBound:
     ) -> None:
         self.dim = check_int("dimension", dimension, minimum=1, maximum=2)
         self.lipschitz = check_positive("lipschitz", lipschitz)
-        self.box = _domain_box(domain, self.dim)
+        self.box = _domain_box(bounds, self.dim)
         res = resolution if resolution is not None else (2001 if self.dim == 1 else 61)
         self.f = f
         self.chunk = check_int("chunk", chunk, minimum=1)
@@ -481,7 +350,7 @@ def numeric_smooth_sensitivity(
     beta: float,
     *,
     lipschitz: float,
-    domain: ArrayLike,
+    bounds: ArrayLike,
     dimension: int = 1,
     growth: Growth = "exponential",
     grad: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
@@ -491,12 +360,12 @@ def numeric_smooth_sensitivity(
 ) -> NumericSmoothSensitivity:
     """Smooth sensitivity of a differentiable f on a box U ⊂ R^d (d = 1, 2) by a certified grid search.
 
-    Seed 000, Section 3.3: S*(x) = sup_{x', x''} ψ_x(x', x'') with
+    Liang & Yi (CCS 2024), Section 3.3: S*(x) = sup_{x', x''} ψ_x(x', x'') with
     ψ_x(x', x'') = |f(x') − f(x'')| / (‖x' − x''‖·G_β(‖x − x'‖)) and ψ_x(x', x') = ‖∇f(x')‖/G_β(‖x − x'‖).
     The paper's four candidate types (x' = x or not, x'' = x' or not) are all covered by a grid over
     (x', x'') that includes the diagonal (gradients) and the user's own point.
 
-    The sup is taken over the declared domain U (Definition 9 takes it over the data universe); data
+    The sup is taken over the declared domain U (their Definition 9 takes it over the data universe); data
     outside U void the bound and are refused. Upward safety: each cell's pointwise Lipschitz bound adds
     the discretization error of the grid (see ``_cell_lipschitz``: first order in the grid step, using the
     curvature bound M = sup‖∇²f‖ and the global Lipschitz constant); then
@@ -508,11 +377,11 @@ def numeric_smooth_sensitivity(
     f
         Vectorized: an array of n scalars (d = 1) or of shape (n, 2) (d = 2) → n values.
     x
-        Users' points: shape U (d = 1) or U + (2,) (d = 2), inside ``domain``.
+        Users' points: shape U (d = 1) or U + (2,) (d = 2), inside ``bounds``.
     lipschitz
         A global Lipschitz constant K of f on U (caps the bound; used in the error term).
-    domain
-        (lo, hi) for d = 1, ((lo1, hi1), (lo2, hi2)) for d = 2.
+    bounds
+        The domain U: (lower, upper) for d = 1, ((lower1, upper1), (lower2, upper2)) for d = 2.
     grad
         Optional gradient (same input convention, returns n or (n, 2) values); else central differences.
     curvature
@@ -528,7 +397,7 @@ def numeric_smooth_sensitivity(
     bound = GridLipschitzBound(
         f,
         lipschitz=lipschitz,
-        domain=domain,
+        bounds=bounds,
         dimension=dimension,
         grad=grad,
         curvature=curvature,
