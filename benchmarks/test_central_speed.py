@@ -19,7 +19,7 @@ from smoothdp.central._pairs import PairProblem, smooth_sensitivity_pairs
 
 N = 10_000_000
 TARGET_RATIO = 3.0
-BETA = calibrate("polyplace", 1.0).beta  # the default smoothness at ε = 1 (ε/9)
+BETA = calibrate("polyplace", epsilon=1.0).beta  # the default smoothness at ε = 1 (ε/9)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_numpy_sort_baseline(benchmark, data) -> None:
 
 @pytest.mark.parametrize(
     "stat",
-    [Median(0.0, 100.0), Quantile(0.9, 0.0, 100.0), TrimmedMean(0.1, 0.0, 100.0)],
+    [Median(bounds=(0.0, 100.0)), Quantile(0.9, bounds=(0.0, 100.0)), TrimmedMean(0.1, bounds=(0.0, 100.0))],
     ids=lambda s: s.name,
 )
 def test_smooth_sensitivity_speed(benchmark, data, stat) -> None:
@@ -51,7 +51,7 @@ def test_smooth_sensitivity_speed(benchmark, data, stat) -> None:
 @pytest.mark.parametrize("beta", [BETA, 1e-3])
 def test_median_smooth_sensitivity_within_3x_numpy_sort(data, beta) -> None:
     """Median S_β from raw data ≤ 3 × np.sort on the same data (interleaved best-of-5 timings)."""
-    stat = Median(0.0, 100.0)
+    stat = Median(bounds=(0.0, 100.0))
     sort_s = _best_seconds(lambda: np.sort(data))
     ours_s = _best_seconds(lambda: stat.smooth_sensitivity(data, beta))
     ratio = ours_s / sort_s

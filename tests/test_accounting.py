@@ -57,7 +57,7 @@ def test_geo_budget_counts_only_geo_privacy_of_its_metric():
         acc.charge(PureDP(0.001))
     with pytest.raises(ValueError, match="manhattan"):
         Accountant(epsilon=1.0, metric="manhattan", neighbours="metric").charge(GeoPrivacy(0.1))
-    with pytest.raises(ValueError, match="metric='metric'|neighbours='metric'"):
+    with pytest.raises(ValueError, match=r"neighbours='metric'"):
         Accountant(epsilon=1.0).charge(GeoPrivacy(0.1))
 
 

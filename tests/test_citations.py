@@ -1,4 +1,4 @@
-"""Every citation leads somewhere: docs sections that exist, mechanisms' proofs that resolve, no notes/seeds."""
+"""Every citation leads somewhere: docs sections that exist, proofs that resolve, no private notes."""
 
 from __future__ import annotations
 

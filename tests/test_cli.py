@@ -95,6 +95,7 @@ def test_bare_command_prints_demo_then_usage(capsys):
     out = capsys.readouterr().out
     assert "true median (not private):" in out and " 37" in out  # the median age of UCI Adult
     assert out.index("median") < out.index("usage: smoothdp")
+    assert "NOT private: do not publish" in out  # the noise std and smooth sensitivity shown to the holder
 
 
 def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
@@ -123,8 +124,50 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
     lines = {line.split(":")[0]: line for line in out.splitlines()}
     for label in ("noise scale", "noise std", "smooth sensitivity"):
         assert re.match(rf"{label}: +[-+0-9.e]+ ", lines[label]), lines[label]
-        assert "NOT private" in lines[label]
+        assert "NOT private: do not publish" in lines[label]
     assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
+    # The public fields: the guarantee with its neighbour relation, the mechanism and the proof.
+    assert re.match(r"guarantee: +1-DP +\(neighbours: one record substituted", lines["guarantee"])
+    assert "smooth sensitivity (polyplace)" in lines["mechanism"]
+    assert re.match(r"proof: +docs/theory/[a-z-]+\.md#[a-z0-9-]+$", lines["proof"])
+    # Only the not-private lines carry the warning.
+    for label in ("statistic", "guarantee", "mechanism", "proof", "value"):
+        assert "NOT private" not in lines[label]
+
+
+def _release_lines(capsys, argv):
+    assert main(argv) == 0
+    return {line.split(":")[0]: line for line in capsys.readouterr().out.splitlines()}
+
+
+def test_release_mean_is_add_remove_and_quantile_takes_laplace_with_delta(capsys, ages_csv):
+    common = [str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100", "--seed", "1"]
+    mean = _release_lines(capsys, ["release", "mean", *common])
+    assert "1-DP (add/remove)" in mean["guarantee"]
+    assert "one record added or removed" in mean["guarantee"]
+    # Nothing else is printed (n is private under add/remove: no record count).
+    assert set(mean) == {
+        "statistic",
+        "guarantee",
+        "mechanism",
+        "proof",
+        "noise scale",
+        "noise std",
+        "smooth sensitivity",
+        "value",
+    }
+    quantile = _release_lines(
+        capsys, ["release", "quantile", *common, "--q", "0.9", "--noise", "laplace", "--delta", "1e-6"]
+    )
+    assert "(1, 1e-06)-DP" in quantile["guarantee"]
+    assert "smooth sensitivity (laplace)" in quantile["mechanism"]
+    assert re.match(r"value: +[-+0-9.e]+$", quantile["value"])
+
+
+def test_release_noise_and_delta_mismatch_is_one_line_error(capsys, ages_csv):
+    common = [str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100"]
+    _one_line_error(capsys, ["release", "median", *common, "--delta", "1e-6"], "delta", "polyplace")
+    _one_line_error(capsys, ["release", "median", *common, "--noise", "laplace"], "delta")
 
 
 def test_reproduce_quick_polyplace_std(capsys, tmp_path):

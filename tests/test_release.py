@@ -10,7 +10,7 @@ from smoothdp.release import NotPrivate, Release
 def _release(**kw):
     secret = NotPrivate(smooth_sensitivity=0.123456789, noise_scale=0.987654321, noise_std=0.55555)
     return Release(
-        3.5, PureDP(1.0), "median", "smooth sensitivity", "Hladík & Tětek, FORC 2025", not_private=secret, **kw
+        3.5, PureDP(1.0), "median", "smooth sensitivity", "Hladík & Tětek 2025", not_private=secret, **kw
     )
 
 

@@ -8,7 +8,8 @@
 A charge that would take the total past the budget raises :class:`BudgetError` and records nothing; the
 mechanism then draws no noise and releases nothing.
 
-How the total is computed (docs/theory/privacy-definitions.md#advanced-composition): the accountant keeps every
+How the total is computed (docs/theory/privacy-definitions.md#advanced-composition): the accountant keeps
+every
 charge and reports the smallest total ε that a composition theorem proves, among
 
 * **basic composition**: Σ ε_i, Σ δ_i (always);

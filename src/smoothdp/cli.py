@@ -4,7 +4,10 @@
 * ``smoothdp list``: the reproduced experiments, one line each.
 * ``smoothdp reproduce [NAME ...] [--quick] [--out DIR] [--seed N]``: run the reproductions.
 * ``smoothdp release STATISTIC FILE --column C --epsilon E [--bounds LOW HIGH] [--noise polyplace]``:
-  release one statistic of a CSV column and print the guarantee spent, the noise scale and the value.
+  release one statistic of a CSV column and print its public fields (the value, the guarantee spent with its
+  neighbour relation, the mechanism and its proof), then, for the data holder only, the values computed from
+  the data without protection (noise scale and std, smooth sensitivity), each marked "NOT private: do not
+  publish".
 
 User errors (unknown experiment, bad ε, missing file or column) print one line on stderr and exit 2.
 """
@@ -132,7 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     records = reproduce(args.names, mode=mode, out_dir=args.out, seed=args.seed, show_progress=not args.quiet)
     for r in records:
-        line = r.outcome.headline if r.status == "done" else r.reason
+        line = r.outcome.headline if r.outcome is not None else r.reason  # an outcome exactly when done
         print(f"{r.name}: {r.status} ({format_seconds(r.seconds)}): {line}")
     print(f"total {format_seconds(time.perf_counter() - start)}; index: {Path(args.out) / 'index.md'}")
     return 1 if any(r.status == "failed" for r in records) else 0
@@ -258,8 +261,8 @@ def _demo() -> None:
     )
     ties = int(np.sum(ages == np.median(ages)))
     print(
-        f"  (smooth sensitivity {_number(private.not_private.smooth_sensitivity, '.3g')}: {ties} respondents are exactly "
-        f"{np.median(ages):g}, so many records must change before the median can move)"
+        f"  (smooth sensitivity {_number(private.not_private.smooth_sensitivity, '.3g')}: {ties} respondents "
+        f"are exactly {np.median(ages):g}, so many records must change before the median can move)"
     )
     print(
         f"  global sensitivity + Laplace noise:   {baseline.value:8.3f}   noise std "

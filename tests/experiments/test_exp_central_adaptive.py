@@ -1,4 +1,5 @@
-"""central-adaptive (seed 001): PTR, smooth sensitivity, sample-and-aggregate on Adult ages."""
+"""central-adaptive (Near & Abuah, Programming Differential Privacy, "Local Sensitivity"): PTR, smooth
+sensitivity, sample-and-aggregate on Adult ages."""
 
 import math
 
@@ -49,3 +50,18 @@ def test_sample_and_aggregate_improves_with_more_blocks(tiny_run):
     assert errors[0] > errors[1] > errors[2]
     assert set(releases["panel"]) >= {"ptr", "smooth", "saa_10", "median"}
     assert np.all(releases["pct_error"] >= 0)
+
+
+def test_guarantees_state_their_neighbour_relation(tiny_run):
+    # The mean mechanisms are private under add/remove (n is private), the median ones under substitution;
+    # PTR and the Laplace smooth-sensitivity mechanism spend δ = 1/n².
+    summary, _ = _summary(tiny_run)
+    rows = zip(summary["panel"], summary["method"], summary["guarantee"], strict=True)
+    for panel, method, guarantee in rows:
+        if panel == "median":
+            assert guarantee == "1-DP", (panel, method)
+        elif method.startswith("sample-and-aggregate"):  # balanced partition: substitution only
+            assert guarantee == "1-DP", (panel, method)
+        else:
+            assert guarantee.endswith("-DP (add/remove)"), (panel, method, guarantee)
+    assert _row(summary, "ptr", "PTR")["guarantee"].startswith("(1, 9.43")

@@ -1,4 +1,4 @@
-"""geo-kde (seed 000, Figs. 5, 6, 9-11): Gaussian KDE of NYC collisions."""
+"""geo-kde (Liang & Yi, CCS 2024, Figs. 5, 6, 9-11): Gaussian KDE of NYC collisions."""
 
 import math
 

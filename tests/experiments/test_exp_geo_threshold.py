@@ -1,4 +1,4 @@
-"""geo-threshold (seed 000, Figs. 3 and 8): one-way threshold MSE."""
+"""geo-threshold (Liang & Yi, CCS 2024, Figs. 3 and 8): one-way threshold MSE."""
 
 import numpy as np
 from _exp_helpers import read_table

@@ -1,4 +1,4 @@
-"""geo-two-way (seed 000, Fig. 4): ASE over a grid of threshold pairs."""
+"""geo-two-way (Liang & Yi, CCS 2024, Fig. 4): ASE over a grid of threshold pairs."""
 
 import numpy as np
 from _exp_helpers import read_table

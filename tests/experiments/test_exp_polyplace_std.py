@@ -1,4 +1,4 @@
-"""polyplace-std (seed 004, Fig. 1): PolyPlace has the lowest std at every β."""
+"""polyplace-std (Hladík & Tětek, FORC 2025, Fig. 1): PolyPlace has the lowest std at every β."""
 
 import math
 
@@ -36,7 +36,8 @@ def test_values_match_independent_formulas(tiny_run):
 
 
 def test_polyplace_matches_the_simplified_variance_formula(tiny_run):
-    # notes §1.5, simplified form: σ² = 2s²[(19α²+5)r + (α−2)(α−1)²] / [(2r+α−1)(α²−1)(α²−4)], r = (1−1/α)^α,
+    # docs/theory/noise.md#polyplace (HT Lemma 13), simplified form:
+    # σ² = 2s²[(19α²+5)r + (α−2)(α−1)²] / [(2r+α−1)(α²−1)(α²−4)], r = (1−1/α)^α,
     # with s = 1/β, α = ε/β (ε = 1).
     _, folder = tiny_run("polyplace-std")
     table = read_table(folder / "std_per_sensitivity.csv")

@@ -1,4 +1,4 @@
-"""private-ratio (seed 002): MAE of a private a/b."""
+"""private-ratio (Harrison, "Privately bounding local sensitivity", 2024): MAE of a private a/b."""
 
 import numpy as np
 from _exp_helpers import read_table
@@ -37,3 +37,13 @@ def test_bounded_local_sensitivity_beats_naive_and_substitution_doubles_ksw(tiny
     _, bounded, _ = _curve(table, 10_000, "bounded")
     _, reference, _ = _curve(table, 10_000, "non-private")
     assert np.all(bounded < 1.6 * reference) and np.all(bounded > 0.9 * reference)
+
+
+def test_guarantees_state_their_neighbour_relation(tiny_run):
+    table = _table(tiny_run)
+    guarantee = dict(zip(table["method"], table["guarantee"], strict=False))
+    assert guarantee["naive"] == "1-DP (add/remove)"
+    assert guarantee["KSW (add/remove)"] == "1-DP (add/remove)"
+    assert guarantee["KSW (substitute)"] == "1-DP"  # substitution: no suffix
+    assert guarantee["bounded LS, ε₁ = 0.3ε"] == "(1, 1e-08)-DP (add/remove)"
+    assert guarantee["non-private: Lap(LS/ε)"] == "not private (reference)"

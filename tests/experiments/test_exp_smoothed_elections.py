@@ -1,4 +1,5 @@
-"""smoothed-elections (seed 003): δ_SDP of lost ballots falls with n; exact large-ε oracle."""
+"""smoothed-elections (Liu, Wang & Xia, TMLR 2023, Figs. 1 and 2 left): δ_SDP of lost ballots falls with n;
+exact large-ε oracle."""
 
 import csv
 import math
@@ -28,8 +29,9 @@ def test_smoothed_delta_falls_with_n_and_beats_dp(tiny_run):
 
 
 def test_large_epsilon_matches_the_exact_oracle(tiny_run):
-    # For large ε, δ_SDP = (1 − π_min)^L with L = n − ⌈ηn⌉ lost ballots (notes/smoothed_dp.md §3): here the
-    # DC vertex, whose Trump share 0.0553 is the smallest category probability of the hull.
+    # For large ε, δ_SDP = (1 − π_min)^L with L = n − ⌈ηn⌉ lost ballots
+    # (docs/theory/smoothed-dp.md#binary-hypergeometric-closed-form): here the DC vertex, whose Trump share
+    # 0.0553 is the smallest category probability of the hull.
     _, folder = tiny_run("smoothed-elections")
     table = read_table(folder / "figure2_delta_sdp.csv")
     p = _dc_biden_share()

@@ -1,4 +1,5 @@
-"""smoothed-sgd (seed 003, Fig. 2 right): the smoothed δ falls with n and stays below DP's δ = T/n."""
+"""smoothed-sgd (Liu, Wang & Xia, TMLR 2023, Fig. 2 right): the smoothed δ falls with n and stays below
+DP's δ = T/n."""
 
 import math
 

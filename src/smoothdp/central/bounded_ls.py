@@ -117,6 +117,7 @@ class BoundedLocalSensitivity(Mechanism):
     """
 
     name = "privately bounded local sensitivity + Laplace"
+    source = SOURCE
     proof = "docs/theory/central-frameworks.md#privately-bounded-local-sensitivity"
 
     def __init__(

@@ -73,6 +73,10 @@ class SmoothSensitivityMechanism(Mechanism):
 
     name = "smooth sensitivity"
     proof = "docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism"
+    source = (
+        "Nissim, Raskhodnikova & Smith, STOC 2007 (docs/references.md#nrs07), with the calibration rule of "
+        "the chosen noise (docs/theory/calibration.md#overview-of-the-rules)"
+    )
 
     def __init__(
         self,

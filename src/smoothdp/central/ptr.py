@@ -96,6 +96,7 @@ class ProposeTestRelease(Mechanism):
     """
 
     name = "propose-test-release"
+    source = SOURCE
     proof = "docs/theory/central-frameworks.md#propose-test-release"
 
     def __init__(

@@ -138,6 +138,10 @@ class PrivateRatio(Mechanism):
     """
 
     name = "private ratio"
+    source = (
+        "Harrison 2024 (docs/references.md#har24); "
+        "Kulesza, Suresh & Wang, ICML 2024 (docs/references.md#ksw24)"
+    )
     proof = "docs/theory/central-frameworks.md#private-ratios"
 
     def __init__(

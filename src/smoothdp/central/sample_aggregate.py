@@ -132,6 +132,7 @@ class SampleAndAggregate(Mechanism):
     """
 
     name = "sample-and-aggregate"
+    source = SOURCE_MEAN
     proof = "docs/theory/central-frameworks.md#sample-and-aggregate"
 
     def __init__(

@@ -56,7 +56,7 @@ class Table:
     ``columns`` maps a column name to a 1-D sequence (numbers or strings).
     """
 
-    columns: dict[str, Sequence[Any] | np.ndarray]
+    columns: Mapping[str, Sequence[Any] | np.ndarray]
     description: str = ""
 
     def __post_init__(self) -> None:

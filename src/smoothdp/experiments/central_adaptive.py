@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,6 +63,16 @@ class Config:
 CONFIGS = {"full": Config(), "quick": Config(), "tiny": Config(trials=20)}
 
 
+#: Every mechanism the experiment runs: each has ``sample(x, size, *, rng)`` and ``release(x, *, rng)``.
+_Mechanism = (
+    GlobalSensitivityMean
+    | GlobalSensitivityMedian
+    | ProposeTestRelease
+    | SampleAndAggregate
+    | SmoothSensitivityMechanism
+)
+
+
 def _pct_error(estimates: np.ndarray, truth: float) -> np.ndarray:
     return 100.0 * np.abs(estimates - truth) / abs(truth)
 
@@ -73,7 +84,7 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
     mean_truth, median_truth = float(np.mean(ages)), float(np.median(ages))
     mean_stat, median_stat = Mean(bounds=config.bounds), Median(bounds=config.median_bounds)
 
-    runs: list[tuple[str, str, object, float]] = []  # (panel, method, mechanism, truth)
+    runs: list[tuple[str, str, _Mechanism, float]] = []  # (panel, method, mechanism, truth)
     gs_mean = GlobalSensitivityMean(bounds=config.bounds, epsilon=eps)
     runs.append(("ptr", "global sensitivity (sum/count)", gs_mean, mean_truth))
     runs.append(
@@ -86,10 +97,10 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
     )
     runs.append(("smooth", "global sensitivity (sum/count)", gs_mean, mean_truth))
     for noise in config.noises:
-        mech = SmoothSensitivityMechanism(
+        smooth = SmoothSensitivityMechanism(
             mean_stat, epsilon=eps, noise=noise, delta=delta if noise == "laplace" else 0.0
         )
-        runs.append(("smooth", f"smooth sensitivity, {noise}", mech, mean_truth))
+        runs.append(("smooth", f"smooth sensitivity, {noise}", smooth, mean_truth))
     for k in config.saa_blocks:
         runs.append((f"saa_{k}", "global sensitivity (sum/count)", gs_mean, mean_truth))
         runs.append(
@@ -119,8 +130,8 @@ def compute(config: Config, ages: np.ndarray, rng: np.random.Generator) -> tuple
         )
     )
 
-    long = {"panel": [], "method": [], "trial": [], "estimate": [], "pct_error": []}
-    summary = {
+    long: dict[str, list[Any]] = {"panel": [], "method": [], "trial": [], "estimate": [], "pct_error": []}
+    summary: dict[str, list[Any]] = {
         "panel": [],
         "method": [],
         "guarantee": [],

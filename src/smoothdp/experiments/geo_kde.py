@@ -300,7 +300,7 @@ def headline(ase: Table, config: Config) -> str:
     k = 1.0 if 1.0 in config.bandwidth_factors else config.bandwidth_factors[0]
     e, n = config.default_epsilon, config.default_n
     value = {name: _ase(ase, e, k, n, name) for name in MECHANISMS}
-    best = min(value, key=value.get)
+    best = min(value, key=lambda name: value[name])
     others = ", ".join(f"{value[m]:.3g} for {m}" for m in MECHANISMS[2:])
     return (
         f"At ε = 1/{1 / e:,.0f} per metre, k = {k:g} and n = {n:,}, the ASE over "

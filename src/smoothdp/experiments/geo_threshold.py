@@ -30,7 +30,14 @@ from matplotlib.ticker import NullFormatter
 from smoothdp.data import DATASETS, load_ca_incomes
 from smoothdp.data.synthetic import CA_INCOME_PROVENANCE, california_household_incomes
 from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
-from smoothdp.geo import GlobalLipschitz, LocalDP, NoiseAPriori, SmoothSensitivityMechanism, SoftThreshold
+from smoothdp.geo import (
+    GeoMechanism,
+    GlobalLipschitz,
+    LocalDP,
+    NoiseAPriori,
+    SmoothSensitivityMechanism,
+    SoftThreshold,
+)
 
 TITLE = "one-way threshold under geo-privacy: MSE against n, ε and the threshold"
 SOURCE = "Liang & Yi, Smooth Sensitivity for Geo-Privacy, CCS 2024, Figures 3 and 8"
@@ -86,7 +93,7 @@ CONFIGS = {
 }
 
 
-def _mechanisms(query: SoftThreshold, eps: float, ldp_unit: float) -> dict[str, object]:
+def _mechanisms(query: SoftThreshold, eps: float, ldp_unit: float) -> dict[str, GeoMechanism]:
     return {
         MECHANISMS[0]: SmoothSensitivityMechanism(query, epsilon=eps, noise="student_t", df=3),
         MECHANISMS[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace"),
@@ -102,7 +109,7 @@ def _draw(dataset: str, n: int, rng: np.random.Generator, pums: np.ndarray) -> n
     return california_household_incomes(n, rng)
 
 
-def _exact_mse(mechanism: object, x: np.ndarray, soft: float, hard: float) -> tuple[float, float]:
+def _exact_mse(mechanism: GeoMechanism, x: np.ndarray, soft: float, hard: float) -> tuple[float, float]:
     """(MSE against the soft mean, against the hard fraction) of the estimated mean, exactly."""
     n = x.size
     if isinstance(mechanism, NoiseAPriori):

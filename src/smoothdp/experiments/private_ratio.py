@@ -73,9 +73,7 @@ def _methods(config: Config, fractions: tuple[float, ...]) -> list[tuple[str, Pr
             )
         )
     methods.append(("KSW (add/remove)", PrivateRatio(epsilon=eps, method="ksw")))
-    methods.append(
-        ("KSW (substitute)", PrivateRatio(epsilon=eps, method="ksw", neighbours="substitution"))
-    )
+    methods.append(("KSW (substitute)", PrivateRatio(epsilon=eps, method="ksw", neighbours="substitution")))
     methods.append(("non-private: Lap(LS/ε)", None))
     return methods
 

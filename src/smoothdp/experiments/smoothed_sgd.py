@@ -96,6 +96,8 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, Table]:
             neighbours="heuristic",
             rng=rng,
         )
+        if not isinstance(results, tuple):  # a list of ε gives one result per ε
+            raise TypeError(f"expected one result per ε; got {type(results).__name__}")
         for eps, r in zip(config.epsilons, results, strict=True):
             best = r.ratios.index(r.ratio)
             columns["epsilon"].append(eps)
@@ -212,7 +214,6 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "mixtures).",
             "The paper's Monte Carlo δ(x) is biased upward and its values below ~1/draws are noise; the "
             "exact recursion replaces it here, and monte_carlo_check.csv compares the two.",
-            "Crosses in the figure: values read off the paper's figure, "
-            "for shape only.",
+            "Crosses in the figure: values read off the paper's figure, for shape only.",
         ],
     )
