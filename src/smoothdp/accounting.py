@@ -199,24 +199,27 @@ class Accountant:
 
     def check(self, guarantee: PrivacyGuarantee, *, label: str = "") -> None:
         """Raise :class:`BudgetError` if charging ``guarantee`` would exceed the budget (charges nothing)."""
-        self._would_fit(self.counted(guarantee), label)
+        self._would_fit(self.counted(guarantee), label, guarantee)
 
     def charge(self, guarantee: PrivacyGuarantee, *, label: str = "") -> Charge:
         """Record ``guarantee`` (after the budget check); returns the ledger entry."""
         counted = self.counted(guarantee)
         with self._lock:
-            self._would_fit(counted, label)
+            self._would_fit(counted, label, guarantee)
             entry = Charge(guarantee, counted, label)
             self._charges.append(entry)
         return entry
 
-    def _would_fit(self, counted: PrivacyGuarantee, label: str) -> None:
+    def _would_fit(self, counted: PrivacyGuarantee, label: str, declared: PrivacyGuarantee) -> None:
         eps, delta = self._composed([*(c.counted for c in self._charges), counted])
         allowance = 1.0 + RELATIVE_TOLERANCE
         if eps > Fraction(self._epsilon) * Fraction(allowance) or delta > Fraction(self._delta) * Fraction(
             allowance
         ):
-            what = f"{label or 'this release'} ({counted})"
+            what = f"{label or 'this release'} ({declared}"
+            if counted != declared:  # converted to the accountant's relation: say how
+                what += f", counted as {counted} under {self.neighbours} by group privacy"
+            what += ")"
             rem = self.remaining
             raise BudgetError(
                 f"{what} would exceed the budget: spent {self.spent.epsilon:.6g} of ε = {self._epsilon:g}, "
