@@ -121,22 +121,6 @@ def _smaller_noise(mechanism: Any, factor: float = 0.5) -> Any:
     return twin
 
 
-def _smaller_scale(mechanism: Any, factor: float = 0.5) -> Any:
-    import copy
-
-    twin = copy.copy(mechanism)
-    twin.scale = mechanism.scale * factor
-    return twin
-
-
-def _smaller_location_noise(mechanism: Any, factor: float = 0.5) -> Any:
-    import copy
-
-    twin = copy.copy(mechanism)
-    twin.noise = mechanism.noise.with_scale(mechanism.noise.scale * factor)
-    return twin
-
-
 def _geo_cases() -> list[Case]:
     from smoothdp.geo import (
         GaussianKDE,
@@ -191,7 +175,7 @@ def _geo_cases() -> list[Case]:
             data=np.column_stack([users, users]),
             neighbours=_geo_pairs(pairs_2d),
             privacy_loss=geo_loss,
-            broken=_smaller_scale,
+            broken=_attr_times("scale", 0.5),
             bad_parameters=[*bad_eps, ({"noise": "laplace"}, TypeError, "noise")],
         ),
         Case(
@@ -200,7 +184,7 @@ def _geo_cases() -> list[Case]:
             data=users,
             neighbours=_geo_pairs(pairs_1d),
             privacy_loss=geo_loss,
-            broken=_smaller_location_noise,
+            broken=_scaled_attr("noise"),
             bad_parameters=[*bad_eps, ({"variant": "nearest"}, ValueError, "variant")],
         ),
         Case(
@@ -210,7 +194,7 @@ def _geo_cases() -> list[Case]:
             data=np.column_stack([users, users[::-1]]),
             neighbours=_geo_pairs(pairs_2d),
             privacy_loss=geo_loss,
-            broken=_smaller_location_noise,
+            broken=_scaled_attr("noise"),
             bad_parameters=[*bad_eps, ({"hard": True}, ValueError, "hard")],
         ),
         Case(
@@ -219,13 +203,11 @@ def _geo_cases() -> list[Case]:
             data=users,
             neighbours=_any_two_inputs([(-50.0, 50.0), (0.0, 0.3), (-1.0, 1.0)]),
             privacy_loss=geo_loss,
-            broken=_smaller_scale,
+            broken=_attr_times("scale", 0.5),
             bad_parameters=bad_eps,
         ),
     ]
 
-
-CASES += _geo_cases()
 
 
 # -- central DP ---------------------------------------------------------------------------------------------
@@ -590,4 +572,4 @@ def _central_cases() -> list[Case]:
     ]
 
 
-CASES += _central_cases()
+CASES += _geo_cases() + _central_cases()
