@@ -3,9 +3,10 @@
 import csv
 import re
 
+import numpy as np
 import pytest
 
-from smoothdp.cli import main
+from smoothdp.cli import SIMULATION_BANNER, main
 from smoothdp.experiments import EXPERIMENTS
 
 
@@ -58,10 +59,14 @@ def test_missing_column(capsys, ages_csv):
     )
 
 
-def test_non_numeric_column(capsys, ages_csv):
-    _one_line_error(
-        capsys, ["release", "median", str(ages_csv), "--column", "name", "--epsilon", "1"], "not numeric"
+def test_a_non_numeric_column_is_all_missing_values_not_an_error(capsys, ages_csv):
+    # Whether a cell parses is a property of a record: it may not decide an error. Every cell of "name" is
+    # a missing value, imputed with the midpoint of the bounds (here the release is around 50).
+    lines = _release_lines(
+        capsys,
+        ["release", "median", str(ages_csv), "--column", "name", "--epsilon", "1", "--bounds", "0", "100"],
     )
+    assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
 
 
 def test_bounds_are_required(capsys, ages_csv):
@@ -120,8 +125,9 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
     )
     out = capsys.readouterr().out
     assert "guarantee:" in out and "noise scale:" in out and "value:" in out
+    assert out.splitlines()[0].startswith("NOT PRIVATE (simulation: seeded generator)")
     # One "label: number" per line; the data-dependent ones carry the warning.
-    lines = {line.split(":")[0]: line for line in out.splitlines()}
+    lines = {line.split(":")[0]: line for line in out.splitlines() if not line.startswith("NOT PRIVATE")}
     for label in ("noise scale", "noise std", "smooth sensitivity"):
         assert re.match(rf"{label}: +[-+0-9.e]+ ", lines[label]), lines[label]
         assert "NOT private: do not publish" in lines[label]
@@ -137,7 +143,13 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
 
 def _release_lines(capsys, argv):
     assert main(argv) == 0
-    return {line.split(":")[0]: line for line in capsys.readouterr().out.splitlines()}
+    out = capsys.readouterr().out
+    lines = {line.split(":")[0]: line for line in out.splitlines() if not line.startswith("NOT PRIVATE")}
+    if "--seed" in argv:  # a seeded release is a simulation: said first and last, prominently
+        assert out.splitlines()[0] == out.splitlines()[-1] == SIMULATION_BANNER
+    else:
+        assert "NOT PRIVATE (simulation" not in out
+    return lines
 
 
 def test_release_mean_is_add_remove_and_quantile_takes_laplace_with_delta(capsys, ages_csv):
@@ -182,3 +194,50 @@ def test_reproduce_quick_polyplace_std(capsys, tmp_path):
     assert rows and "polyplace" in rows[0]
     assert "Mode: **quick**" in (tmp_path / "polyplace-std" / "report.md").read_text()
     assert "polyplace-std" in (tmp_path / "index.md").read_text()
+
+
+# -- issue 11, finding 6: every row is a record, the same policy as the API ---------------------------------
+def _value(lines):
+    return float(lines["value"].split()[1])
+
+
+def test_cli_keeps_every_row_and_skips_blank_lines(capsys, tmp_path):
+    """n is public under substitution: missing, unparseable and infinite cells stay records (the old CLI
+    dropped them, changing n), and a blank line is not a record (it used to crash the reader)."""
+    from smoothdp.central import Median, SmoothSensitivityMechanism
+    from smoothdp.rng import default_rng
+
+    cells = ["3", "", "NA", "abc", "inf", "-inf", "7", "8", "nan", "4.5"]
+    path = tmp_path / "messy.csv"
+    path.write_text("x,y\n" + "".join(f"{c},1\n" + ("\n" if i == 3 else "") for i, c in enumerate(cells)))
+    argv = ["release", "median", str(path), "--column", "x", "--epsilon", "1", "--bounds", "0", "10"]
+    lines = _release_lines(capsys, [*argv, "--seed", "4"])
+    # The API on the same 10 records (NaN imputed with the midpoint 5, ±inf clipped), same seed.
+    records = np.array([3, np.nan, np.nan, np.nan, np.inf, -np.inf, 7, 8, np.nan, 4.5])
+    expected = SmoothSensitivityMechanism(Median(bounds=(0, 10)), epsilon=1.0).release(
+        records, rng=default_rng(4)
+    )
+    assert _value(lines) == pytest.approx(expected.value, rel=1e-5)
+    assert Median(bounds=(0, 10)).value(records) == 5.0  # 10 records; dropping the 7 odd ones gives 4.5
+    out = "\n".join(lines.values())
+    assert "imputed" not in out and "clipped" not in out  # nothing about the odd cells is printed
+
+
+def test_reader_is_shared_with_the_loaders_and_keeps_short_rows(tmp_path):
+    from smoothdp.cli import _read_column
+    from smoothdp.data import load_csv
+
+    path = tmp_path / "short.csv"
+    path.write_text("a,b\n1,2\n\n   \n3\n5,x\n")
+    np.testing.assert_array_equal(_read_column(str(path), "a"), [1.0, 3.0, 5.0])
+    np.testing.assert_array_equal(_read_column(str(path), "b"), [2.0, np.nan, np.nan])
+    columns = load_csv("short", path)
+    np.testing.assert_array_equal(columns["a"], [1.0, 3.0, 5.0])
+    assert columns["b"].tolist() == ["2", "", "x"]  # a loader keeps a non-numeric column as strings
+
+
+def test_cli_numerics_and_unseeded_release_has_no_banner(capsys, ages_csv):
+    argv = ["release", "median", str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100"]
+    lines = _release_lines(capsys, [*argv, "--numerics", "float"])
+    assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
+    _one_line_error(capsys, [*argv, "--numerics", "fast"], "numerics")

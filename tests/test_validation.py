@@ -10,6 +10,8 @@ from smoothdp.validation import (
     check_int,
     check_positive,
     clip_or_check,
+    impute_missing,
+    prepare_records,
 )
 
 
@@ -45,11 +47,35 @@ def test_check_bounds():
         check_bounds(3)
 
 
-def test_clip_or_check_clips_only_when_asked():
-    x = np.array([-1.0, 0.5, 2.0])
-    np.testing.assert_array_equal(clip_or_check(x, 0, 1, clip=True), [0.0, 0.5, 1.0])
-    with pytest.raises(ValueError, match="2 value"):
+def test_clip_or_check_clips_only_when_asked_and_never_counts():
+    x = np.array([-1.0, 0.5, 2.0, np.inf, -np.inf])
+    np.testing.assert_array_equal(clip_or_check(x, 0, 1, clip=True), [0.0, 0.5, 1.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="outside the declared bounds") as err:
         clip_or_check(x, 0, 1, clip=False)
+    assert "trusted data" in str(err.value) and not any(c.isdigit() for c in str(err.value).split("]")[1])
+    with pytest.raises(TypeError, match="clip"):
+        clip_or_check(x, 0, 1, clip="yes")
+
+
+def test_check_data_message_has_no_count():
+    with pytest.raises(ValueError) as err:
+        check_data([np.nan, np.inf, 1.0])
+    assert not any(c.isdigit() for c in str(err.value))
+
+
+def test_prepare_records_imputes_nan_first_then_clips():
+    out = prepare_records([np.nan, 3.0, np.inf, -np.inf, 0.5], 0.0, 2.0)
+    np.testing.assert_array_equal(out, [1.0, 2.0, 2.0, 0.0, 0.5])  # NaN -> midpoint 1, n kept
+    # NaN is imputed before the strict check: clip=False refuses only values outside the bounds.
+    np.testing.assert_array_equal(prepare_records([np.nan, 0.5], 0.0, 2.0, clip=False), [1.0, 0.5])
+    with pytest.raises(ValueError, match="trusted data"):
+        prepare_records([np.inf, 0.5], 0.0, 2.0, clip=False)
+    assert prepare_records([], 0.0, 1.0, min_size=0).size == 0
+    with pytest.raises(ValueError, match="at least 1"):
+        prepare_records([], 0.0, 1.0)
+    with pytest.raises(ValueError, match="ndim"):
+        prepare_records([[0.5]], 0.0, 1.0)
+    np.testing.assert_array_equal(impute_missing(np.array([np.nan, 4.0]), 7.0), [7.0, 4.0])
 
 
 def test_scalar_checks_name_parameter_and_range():

@@ -12,7 +12,7 @@ any noise is drawn.
 from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
 from smoothdp.accounting import Accountant, Budget, BudgetError
 from smoothdp.calibration import calibrate
-from smoothdp.central.api import mean, median, quantile, trimmed_mean
+from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
 from smoothdp.release import NotPrivate, Release
@@ -43,6 +43,7 @@ __all__ = [
     "median",
     "noise",
     "quantile",
+    "quantiles",
     "sensitivity",
     "smoothed_dp",
     "trimmed_mean",

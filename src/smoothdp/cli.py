@@ -7,7 +7,11 @@
   release one statistic of a CSV column and print its public fields (the value, the guarantee spent with its
   neighbour relation, the mechanism and its proof), then, for the data holder only, the values computed from
   the data without protection (noise scale and std, smooth sensitivity), each marked "NOT private: do not
-  publish".
+  publish". The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every
+  non-blank line after the header is a record (n is never changed); an empty, NA-like or unparseable cell
+  is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells and values outside the
+  bounds are clipped. The number of such cells is never printed. ``--seed`` makes a simulation: the output
+  starts with "NOT PRIVATE (simulation: seeded generator)".
 
 User errors (unknown experiment, bad ε, missing file or column) print one line on stderr and exit 2.
 """
@@ -15,7 +19,6 @@ User errors (unknown experiment, bad ε, missing file or column) print one line 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import time
@@ -29,6 +32,9 @@ __all__ = ["main"]
 
 EXIT_USAGE = 2
 STATISTICS = ("median", "quantile", "trimmed-mean", "mean")
+NUMERICS = ("exact", "float")
+#: The first line of a release drawn from a seeded (or otherwise non-secure) generator.
+SIMULATION_BANNER = "NOT PRIVATE (simulation: seeded generator): the noise can be regenerated; do not publish"
 NOISES = ("polyplace", "student_t", "cauchy", "laplace")
 #: How every data-dependent (not private) number is marked when printed for the data holder.
 NOT_PRIVATE = "   (computed from the data, NOT private: do not publish)"
@@ -69,7 +75,14 @@ def _build_parser() -> argparse.ArgumentParser:
     release.add_argument(
         "statistic", choices=STATISTICS, metavar="STATISTIC", help=f"one of: {', '.join(STATISTICS)}"
     )
-    release.add_argument("file", metavar="FILE", help="a CSV file with a header row")
+    release.add_argument(
+        "file",
+        metavar="FILE",
+        help=(
+            "a CSV file with a header row; blank lines are skipped, every other line is a record; empty, NA "
+            "or unparseable cells are missing values, imputed with the midpoint of the bounds"
+        ),
+    )
     release.add_argument("--column", required=True, metavar="C", help="the column to use")
     release.add_argument("--epsilon", required=True, type=float, metavar="E", help="privacy budget ε > 0")
     release.add_argument(
@@ -77,7 +90,13 @@ def _build_parser() -> argparse.ArgumentParser:
         nargs=2,
         type=float,
         metavar=("LOW", "HIGH"),
-        help="public bounds on the values (required; data outside them is clipped)",
+        help="public bounds on the values (required; data outside them, ±inf included, is clipped)",
+    )
+    release.add_argument(
+        "--numerics",
+        default="exact",
+        choices=NUMERICS,
+        help="exact (default: the hardened release path) or float (fast path, not hardened)",
     )
     release.add_argument(
         "--noise",
@@ -100,7 +119,7 @@ def _build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="reproducible noise (simulations only; default: secure randomness)",
+        help="reproducible noise: a simulation, NOT private (default: secure randomness)",
     )
     return parser
 
@@ -145,32 +164,40 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _read_column(path: str, column: str) -> np.ndarray:
-    from smoothdp.data import load_csv
+    """Every record of ``column`` as a float (missing or unparseable cells NaN, for the API's imputation).
+
+    Only the file's structure can fail here (no file, no header, no such column, not UTF-8 text), never a
+    cell's value: no record is dropped and nothing is counted.
+    """
+    import csv
+
+    from smoothdp.data.csv_reader import parse_numbers, read_csv
 
     if not Path(path).is_file():
         raise CliError(f"file not found: {path}")
     try:
-        columns = load_csv(Path(path).name, path)
-    except (ValueError, UnicodeDecodeError, IndexError) as error:
+        header, cells = read_csv(path)
+    except (ValueError, UnicodeDecodeError, csv.Error) as error:
         raise CliError(f"cannot read {path} as CSV: {error}") from None
-    if column not in columns:
-        raise CliError(f"column {column!r} not in {path}; it has: {', '.join(columns)}")
-    values = columns[column]
-    if values.dtype.kind not in "fiu":
-        raise CliError(f"column {column!r} of {path} is not numeric")
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        raise CliError(f"column {column!r} of {path} has no numeric values")
-    return values
+    if column not in cells:
+        raise CliError(f"column {column!r} not in {path}; it has: {', '.join(header)}")
+    return parse_numbers(cells[column])
 
 
-def _central_entry_point(statistic: str) -> Any:
-    name = statistic.replace("-", "_")
-    module = importlib.import_module("smoothdp")
-    function = getattr(module, name, None)
-    if function is None:
-        raise CliError(f"'{statistic}' needs smoothdp.{name}, which this build does not provide yet")
-    return function
+def _statistic(args: argparse.Namespace, bounds: tuple[float, float]) -> Any:
+    from smoothdp.central import Mean, Median, Quantile, TrimmedMean
+
+    if args.statistic == "quantile":
+        if args.q is None:
+            raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
+        return Quantile(args.q, bounds=bounds, clip=True)
+    if args.statistic == "trimmed-mean":
+        if args.trim is None:
+            raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
+        return TrimmedMean(args.trim, bounds=bounds, clip=True)
+    if args.statistic == "mean":
+        return Mean(bounds=bounds, clip=True)
+    return Median(bounds=bounds, clip=True)
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
@@ -184,41 +211,36 @@ def _cmd_release(args: argparse.Namespace) -> int:
             "--bounds LOW HIGH is required: public bounds on the values (deriving them from the "
             "data would leak it)"
         )
-    function = _central_entry_point(args.statistic)
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed must be a non-negative integer; got {args.seed}")
+    from smoothdp.central import SmoothSensitivityMechanism
     from smoothdp.rng import default_rng
 
-    rng = default_rng(args.seed)
     bounds = (args.bounds[0], args.bounds[1])
-    options: dict[str, Any] = {
-        "epsilon": args.epsilon,
-        "bounds": bounds,
-        "noise": args.noise,
-        "delta": args.delta,
-        "clip": True,
-        "rng": rng,
-    }
     try:
-        if args.statistic == "quantile":
-            if args.q is None:
-                raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
-            release = function(data, args.q, **options)
-        elif args.statistic == "trimmed-mean":
-            if args.trim is None:
-                raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
-            release = function(data, args.trim, **options)
-        else:
-            release = function(data, **options)
+        mechanism = SmoothSensitivityMechanism(
+            _statistic(args, bounds),
+            epsilon=args.epsilon,
+            delta=args.delta,
+            noise=args.noise,
+            numerics=args.numerics,
+        )
+        release = mechanism.release(data, rng=default_rng(args.seed))
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
-    _print_release(release, f"{args.statistic} of {args.column} in {args.file}")
+    simulation = args.seed is not None or bool(getattr(release, "is_simulation", False))
+    _print_release(release, f"{args.statistic} of {args.column} in {args.file}", simulation=simulation)
     return 0
 
 
-def _print_release(release: Any, statistic: str) -> None:
+def _print_release(release: Any, statistic: str, *, simulation: bool = False) -> None:
     """The public fields of a release, then the data holder's not-private values, each marked as such.
 
-    The record count is private under add/remove (mean): it is never printed.
+    A simulation (seeded generator) starts and ends with :data:`SIMULATION_BANNER`. The record count is
+    private under add/remove (mean): it is never printed, nor how many cells were imputed or clipped.
     """
+    if simulation:
+        print(SIMULATION_BANNER)
     print(f"statistic:   {statistic}")
     print(f"guarantee:   {release.guarantee}   (neighbours: {release.guarantee.relation})")
     print(f"mechanism:   {release.mechanism}")
@@ -234,6 +256,8 @@ def _print_release(release: Any, statistic: str) -> None:
         print(f"value:       refused ({release.reason})")
     else:
         print(f"value:       {release.value:.6g}")
+    if simulation:
+        print(SIMULATION_BANNER)
 
 
 # ------------------------------------------------------------------------------------------ demo

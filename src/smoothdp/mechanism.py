@@ -13,7 +13,10 @@ A mechanism is built from public parameters only (the budget, bounds, noise fami
 
 ``release(data, *, accountant=None, rng=None) -> Release`` checks the input, charges the accountant
 (:func:`smoothdp.accounting.charge`, which raises :class:`~smoothdp.accounting.BudgetError` and charges
-nothing when the budget would be exceeded), and only then draws noise. Subclasses implement
+nothing when the budget would be exceeded), and only then draws noise. ``rng`` is keyword-only; when the
+resolved generator is not secure (:func:`smoothdp.rng.is_secure`: a seed, numpy's own generators) the
+release is marked ``Release.is_simulation`` and its guarantee text says it is not private; the accountant
+is charged all the same (docs/theory/privacy-definitions.md#randomness-and-simulations). Subclasses implement
 :meth:`Mechanism._prepare` (input checks, no randomness) and :meth:`Mechanism._release`.
 
 Every concrete subclass is recorded in :data:`REGISTRY`; the generic tests (``tests/mechanisms``) run the
@@ -23,6 +26,7 @@ for a registered mechanism that has no test case. CONTRIBUTING.md has the templa
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
@@ -32,7 +36,7 @@ import numpy as np
 from smoothdp.accounting import Accountant, charge
 from smoothdp.privacy import PrivacyGuarantee
 from smoothdp.release import NotPrivate, Release
-from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.rng import SeedLike, is_secure, resolve_rng
 
 __all__ = ["REGISTRY", "Mechanism", "check_options"]
 
@@ -72,12 +76,16 @@ class Mechanism(ABC):
         """One private release on ``data``: check it, charge ``accountant``, then draw the noise.
 
         Raises :class:`~smoothdp.accounting.BudgetError` (before any noise is drawn, nothing charged)
-        when ``accountant`` cannot pay for ``self.guarantee``.
+        when ``accountant`` cannot pay for ``self.guarantee``. A generator that is not secure (a seed,
+        numpy's own generators) makes the release a simulation (``Release.is_simulation``), still charged.
         """
         prepared = self._prepare(data)
         gen = resolve_rng(rng)
         charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
-        return self._release(prepared, gen)
+        released = self._release(prepared, gen)
+        if not is_secure(gen) and not released.is_simulation:
+            released = dataclasses.replace(released, is_simulation=True)
+        return released
 
     def _prepare(self, data: Any) -> Any:
         """Check and prepare the input (no randomness, no budget). Default: unchanged."""

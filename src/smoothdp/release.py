@@ -4,6 +4,13 @@
 what does not depend on the data. Values computed from the private data without protection (the smooth
 sensitivity, the noise scale and standard deviation that follow from it, ...) are kept for the data
 holder under :attr:`Release.not_private` and are never printed.
+
+A release drawn from a generator that :func:`smoothdp.rng.is_secure` does not vouch for (a seed, numpy's
+own generators) is a **simulation** (``is_simulation=True``): its noise can be regenerated, so it protects
+nothing. Its :attr:`Release.guarantee_text`, its ``str`` and its ``to_dict`` say so with
+:data:`SIMULATION_NOTE`; ``guarantee`` still records what the same mechanism spends with secure
+randomness, and that is what an accountant is charged, so a simulated pipeline meets the same budget
+checks as the real one (docs/theory/privacy-definitions.md#randomness-and-simulations).
 """
 
 from __future__ import annotations
@@ -16,7 +23,10 @@ import numpy as np
 
 from smoothdp.privacy import PrivacyGuarantee
 
-__all__ = ["NotPrivate", "Release"]
+__all__ = ["SIMULATION_NOTE", "NotPrivate", "Release"]
+
+#: What the guarantee text of a simulation (seeded or non-cryptographic generator) says.
+SIMULATION_NOTE = "SIMULATION (seeded or non-cryptographic generator): not private"
 
 
 @dataclass(frozen=True, repr=False)
@@ -65,8 +75,9 @@ def _jsonable(value: Any) -> Any:
 class Release:
     """A private release.
 
-    **Covered by ``guarantee``:** ``value``, ``refused``, ``reason``. **Data-independent:** ``statistic``,
-    ``mechanism``, ``source``, ``proof``, ``beta``, ``sampler`` and ``details``. Both kinds are safe to
+    **Covered by ``guarantee``** (unless ``is_simulation``): ``value``, ``refused``, ``reason``.
+    **Data-independent:** ``statistic``, ``mechanism``, ``source``, ``proof``, ``beta``, ``sampler``,
+    ``is_simulation`` and ``details``. Both kinds are safe to
     publish, and they are all that ``repr``, ``str`` and :meth:`to_dict` show. **Not private:**
     :attr:`not_private` (the smooth sensitivity, noise scale and std), for the data holder only.
 
@@ -94,6 +105,9 @@ class Release:
         The sampling path used (see :mod:`smoothdp.noise`).
     details
         Public, data-independent, mechanism-specific values (budget split, bounds, block count, ...).
+    is_simulation
+        ``True`` when the noise came from a seeded or non-cryptographic generator: the value is **not
+        private** (the noise can be regenerated). Set by :meth:`smoothdp.mechanism.Mechanism.release`.
     not_private
         :class:`NotPrivate`: data-dependent values for the data holder; never publish them.
     """
@@ -110,11 +124,19 @@ class Release:
     sampler: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     not_private: NotPrivate = field(default_factory=NotPrivate)
+    is_simulation: bool = False
 
     @property
     def neighbours(self) -> str:
         """The neighbour relation of the guarantee."""
         return self.guarantee.neighbours
+
+    @property
+    def guarantee_text(self) -> str:
+        """The guarantee in words; for a simulation, followed by :data:`SIMULATION_NOTE`."""
+        if self.is_simulation:
+            return f"{self.guarantee} — {SIMULATION_NOTE}"
+        return str(self.guarantee)
 
     def to_dict(self) -> dict[str, Any]:
         """The public fields as JSON-ready values (full precision); ``not_private`` is left out."""
@@ -125,7 +147,8 @@ class Release:
                 "reason": self.reason,
                 "statistic": self.statistic,
                 "guarantee": self.guarantee,
-                "guarantee_text": str(self.guarantee),
+                "guarantee_text": self.guarantee_text,
+                "is_simulation": self.is_simulation,
                 "neighbours": self.neighbours,
                 "mechanism": self.mechanism,
                 "source": self.source,
@@ -142,19 +165,24 @@ class Release:
         return float(self.value)
 
     def __str__(self) -> str:
+        note = f" — {SIMULATION_NOTE}" if self.is_simulation else ""
         if self.refused:
-            return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}"
+            return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}{note}"
         value = self.value
-        shown = f"{value:.6g}" if isinstance(value, float | int | np.floating) else np.array2string(
-            np.asarray(value), precision=6, threshold=8
+        shown = (
+            f"{value:.6g}"
+            if isinstance(value, float | int | np.floating)
+            else np.array2string(np.asarray(value), precision=6, threshold=8)
         )
-        return f"{self.statistic} = {shown} ({self.guarantee}, {self.mechanism})"
+        return f"{self.statistic} = {shown} ({self.guarantee}, {self.mechanism}){note}"
 
     def __repr__(self) -> str:
         public = ", ".join(
             f"{k}={getattr(self, k)!r}"
             for k in ("value", "guarantee", "statistic", "mechanism", "beta", "refused", "reason")
         )
+        if self.is_simulation:
+            public += ", is_simulation=True"
         return f"Release({public}, proof={self.proof!r})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython / Jupyter

@@ -3,6 +3,17 @@
 Every public entry point checks its arguments here, so that bad input always gets the same kind of
 error: a :class:`ValueError` (wrong value) or :class:`TypeError` (wrong kind) whose message names the
 parameter, the value given and the allowed range. Never a silent NaN or a wrong answer.
+
+**Data is not a parameter.** Records never make a release fail: :func:`prepare_records` is the one data
+policy of the mechanisms with public bounds, applied before any data-dependent work:
+
+1. **NaN first** (:func:`impute_missing`): a NaN record is kept (n unchanged) and replaced by a public
+   value, the midpoint of the public bounds. How many were imputed is never reported.
+2. **Clipping** (``clip=True``, the default): every record, ±inf included, is clipped into the bounds as
+   part of the mechanism. How many were clipped is never reported.
+3. ``clip=False`` is for **trusted data** only: a record outside the bounds is an error, and that error
+   depends on the data (its message carries no count and no value, but raising at all reveals that some
+   record is out of bounds). docs/central.md describes the policy.
 """
 
 from __future__ import annotations
@@ -25,6 +36,9 @@ __all__ = [
     "check_positive",
     "check_probability",
     "clip_or_check",
+    "impute_missing",
+    "prepare_records",
+    "to_float_array",
 ]
 
 
@@ -131,9 +145,65 @@ def check_data(
     if count < min_size:
         raise ValueError(f"{name} must hold at least {min_size} value(s); got {count}")
     if not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} must be finite; got {bad} NaN or infinite value(s)")
+        raise ValueError(f"{name} must be finite (no NaN or infinite values)")
     return arr
+
+
+def to_float_array(
+    x: ArrayLike,
+    name: str = "x",
+    *,
+    ndim: int | Sequence[int] | None = None,
+    min_size: int = 0,
+) -> NDArray[np.float64]:
+    """``x`` as a float array, checking its kind and shape only (NaN and ±inf are allowed: see
+    :func:`prepare_records`). ``min_size`` is the fewest records allowed (a public n only)."""
+    try:
+        arr: NDArray[np.float64] = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have ndim in {allowed}; got shape {arr.shape}")
+    count = arr.shape[0] if arr.ndim else arr.size
+    if count < min_size:
+        raise ValueError(f"{name} must hold at least {min_size} value(s); got {count}")
+    return arr
+
+
+def impute_missing(x: NDArray[np.float64], fill: float | ArrayLike) -> NDArray[np.float64]:
+    """Replace every NaN of ``x`` by the public value ``fill`` (broadcast), keeping every record.
+
+    The first step of the data policy (:func:`prepare_records`): no exception, no count. ``fill`` must not
+    depend on the data (the midpoint of public bounds, of a public domain, ...).
+    """
+    nan = np.isnan(x)
+    if not nan.any():
+        return x
+    out: NDArray[np.float64] = np.where(nan, np.asarray(fill, dtype=np.float64), x)
+    return out
+
+
+def prepare_records(
+    x: ArrayLike,
+    lower: float,
+    upper: float,
+    *,
+    clip: bool = True,
+    name: str = "x",
+    ndim: int | Sequence[int] | None = 1,
+    min_size: int = 1,
+) -> NDArray[np.float64]:
+    """The data policy of every mechanism with public bounds [lower, upper] (module docstring).
+
+    NaN → the midpoint (lower + upper)/2, first; then clip into the bounds (``clip=True``: ±inf too) or,
+    with ``clip=False`` (trusted data only), refuse records outside them without saying how many.
+    Only the kind and shape of ``x`` and a too-small public n are errors.
+    """
+    arr = to_float_array(x, name, ndim=ndim, min_size=min_size)
+    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
+    return clip_or_check(arr, lower, upper, clip=clip, name=name)
 
 
 def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
@@ -154,13 +224,20 @@ def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
 def clip_or_check(
     x: NDArray[np.float64], lower: float, upper: float, *, clip: bool, name: str = "x"
 ) -> NDArray[np.float64]:
-    """Clip ``x`` to [lower, upper] when the caller asked for clipping, else refuse data outside them."""
+    """Clip ``x`` to [lower, upper] (``clip=True``: ±inf too, nothing reported), else refuse data outside
+    them (``clip=False``, for trusted data: the error carries no count, but raising depends on the data).
+
+    NaN is neither clipped nor refused here: :func:`impute_missing` handles it first.
+    """
+    if not isinstance(clip, bool | np.bool_):
+        raise TypeError(f"clip must be True or False; got {clip!r}")
     if clip:
-        return np.clip(x, lower, upper)
-    outside = np.count_nonzero((x < lower) | (x > upper))
-    if outside:
+        out: NDArray[np.float64] = np.clip(x, lower, upper)
+        return out
+    if np.any((x < lower) | (x > upper)):
         raise ValueError(
-            f"{name} has {outside} value(s) outside the declared bounds [{lower:g}, {upper:g}]; "
-            "fix the bounds or pass clip=True to clip them"
+            f"{name} has value(s) outside the declared bounds [{lower:g}, {upper:g}]. clip=False is for "
+            "trusted data only (this error itself depends on the data); use clip=True (the default) to "
+            "clip records into the bounds as part of the mechanism"
         )
     return x

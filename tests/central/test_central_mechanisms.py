@@ -14,6 +14,7 @@ import smoothdp
 from smoothdp.audit.privacy_loss import hockey_stick_divergence, max_log_density_ratio
 from smoothdp.calibration import calibrate
 from smoothdp.central import Mean, Median, Quantile, SmoothSensitivityMechanism, TrimmedMean
+from smoothdp.exact import FLOAT_SAMPLER_LABEL, HARDENED_SAMPLER_LABEL, OutputGrid
 from smoothdp.privacy import ApproxDP, PureDP
 
 EPS = 1.0
@@ -81,9 +82,12 @@ def test_release_reports_guarantee_beta_scale_and_source():
     assert rel.statistic == "median" and "Theorem 8" in rel.source and "Nissim" in rel.source
     assert rel.proof == "docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism"
     assert rel.details["neighbours"] == "substitution" and rel.details["noise_family"] == "polyplace"
-    # The value is f(x) + S·Z with Z drawn from the calibrated noise by the same generator.
-    z = float(cal.noise.sample(None, smoothdp.default_rng(3)))
-    assert rel.value == pytest.approx(0.25 + s * z, rel=1e-12)
+    # The value is a point of the public grid of the bounds, and the release says it is hardened.
+    assert OutputGrid.for_bounds(0.0, 1.0).round(rel.value) == rel.value
+    assert rel.sampler == HARDENED_SAMPLER_LABEL
+    # The float fast path is an explicit opt-in, and says so.
+    fast = SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=0.5, numerics="float").release(x, rng=3)
+    assert math.isfinite(fast.value) and fast.sampler == FLOAT_SAMPLER_LABEL
 
 
 def _shown(rel) -> str:
@@ -176,7 +180,7 @@ def test_entry_point_errors():
     with pytest.raises(ValueError, match="lower < upper"):
         smoothdp.median([1.0, 2.0], epsilon=1.0, bounds=(5, 0))
     with pytest.raises(ValueError, match="outside the declared bounds"):
-        smoothdp.median([1.0, 20.0], epsilon=1.0, bounds=(0, 10))
+        smoothdp.median([1.0, 20.0], epsilon=1.0, bounds=(0, 10), clip=False)
     assert math.isfinite(smoothdp.median([1.0, 20.0], epsilon=1.0, bounds=(0, 10), clip=True, rng=0).value)
     with pytest.raises(ValueError, match="epsilon"):
         smoothdp.median([1.0], epsilon=-1.0, bounds=(0, 10))
@@ -224,7 +228,8 @@ def test_statistics_take_bounds_and_report_their_relation():
     med = Median(bounds=(0, 100))
     assert med.bounds == (0.0, 100.0) and med.lower == 0.0 and med.upper == 100.0
     assert med.value([10.0, 50.0, 70.0]) == 50.0
-    assert repr(med) == "Median(bounds=(0, 100), clip=False)"
+    assert repr(med) == "Median(bounds=(0, 100), clip=True)"
+    assert repr(Median(bounds=(0, 100), clip=False)) == "Median(bounds=(0, 100), clip=False)"
     assert Quantile(0.9, bounds=(0, 100), clip=True).value([150.0]) == 100.0
     assert TrimmedMean(0.1, bounds=(0, 1)).bounds == (0.0, 1.0)
     assert {s.neighbours for s in (med, Quantile(0.2, bounds=(0, 1)), TrimmedMean(1, bounds=(0, 1)))} == {
@@ -263,7 +268,7 @@ def test_a_refused_charge_draws_no_noise_and_records_nothing():
 def test_bad_data_is_refused_before_the_accountant_is_charged():
     acc = smoothdp.Accountant(epsilon=1.0)
     with pytest.raises(ValueError, match="outside the declared bounds"):
-        smoothdp.median([1.0, 200.0], epsilon=0.5, bounds=(0, 100), accountant=acc)
+        smoothdp.median([1.0, 200.0], epsilon=0.5, bounds=(0, 100), clip=False, accountant=acc)
     assert len(acc) == 0
 
 

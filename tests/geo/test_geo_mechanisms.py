@@ -333,8 +333,9 @@ def test_mechanism_bad_input():
     with pytest.raises(TypeError, match="query"):
         SmoothSensitivityMechanism(lambda v: v, epsilon=1.0)
     mech = SmoothSensitivityMechanism(q, epsilon=1.0)
-    with pytest.raises(ValueError, match="finite"):
-        mech.privatize(np.array([1.0, np.nan]))
+    assert np.all(np.isfinite(mech.privatize(np.array([1.0, np.nan]), rng=1)))  # NaN: imputed, no error
+    with pytest.raises(ValueError, match="numerics"):
+        SmoothSensitivityMechanism(q, epsilon=1.0, numerics="fast")
     with pytest.raises(ValueError, match="reports"):
         SmoothSensitivityMechanism(SoftThreshold([0.0, 1.0], 1.0), epsilon=1.0).estimate(np.zeros(5))
     with pytest.raises(ValueError, match="epsilon"):
@@ -348,7 +349,7 @@ def test_mechanism_bad_input():
 
     with pytest.raises(ValueError, match="depends on a distance"):
         NoiseAPriori(
-            LipschitzQuery(np.tanh, lipschitz=1.0, bounds=(-3, 3), resolution=101),
+            LipschitzQuery(np.tanh, lipschitz=1.0, bounds=(-3, 3), resolution=101, curvature=0.77),
             epsilon=1.0,
             variant="distance",
         )

@@ -78,7 +78,7 @@ def test_convex_ramp_closed_form_by_region():
     np.testing.assert_allclose(convex_ramp_smooth_sensitivity(u, w, beta), expected, rtol=1e-11)
 
 
-def test_lipschitz_query_uses_the_certified_bound():
+def test_lipschitz_query_with_a_curvature_bound():
     f = lambda v: np.tanh(v)  # noqa: E731
     q = LipschitzQuery(f, lipschitz=1.0, bounds=(-6, 6), resolution=1201, curvature=0.77)
     x = np.linspace(-6, 6, 13)
@@ -87,10 +87,12 @@ def test_lipschitz_query_uses_the_certified_bound():
     assert np.all(q.pointwise_lipschitz(x) >= numeric_pointwise_lipschitz(f, x, bounds=(-6, 6)))
     lo, hi = q.value_range
     assert lo <= -np.tanh(6) and hi >= np.tanh(6)
-    with pytest.raises(ValueError, match="outside the domain"):
-        q.value(np.array([7.0]))
-    clipped = LipschitzQuery(f, lipschitz=1.0, bounds=(-6, 6), resolution=301, clip=True)
-    assert float(clipped.value(np.array([9.0]))[0]) == pytest.approx(np.tanh(6))
+    assert float(q.value(np.array([9.0]))[0]) == pytest.approx(np.tanh(6))  # clipped by default
+    assert float(q.value(np.array([np.nan]))[0]) == 0.0  # NaN: the box's midpoint
+    strict = LipschitzQuery(f, lipschitz=1.0, bounds=(-6, 6), resolution=301, curvature=1.0, clip=False)
+    with pytest.raises(ValueError, match="outside the domain") as err:
+        strict.value(np.array([7.0, 8.0]))
+    assert "trusted" in str(err.value) and "2" not in str(err.value).split("[")[0]  # no count
 
 
 def test_generic_bad_input():

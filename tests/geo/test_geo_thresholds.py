@@ -211,10 +211,11 @@ def test_bad_input():
     with pytest.raises(TypeError):
         BoundedRange(0.0, 1.0, 0.5)  # the old (low, high, width) call: refused, not misread
     q = SoftThreshold(0.0, 1.0)
-    with pytest.raises(ValueError, match="finite"):
-        q.value(np.array([0.0, np.nan]))
-    with pytest.raises(ValueError, match="finite"):
-        q.smooth_sensitivity(np.array([np.inf]), 0.1)
+    # Data policy: NaN takes the threshold (f = 1/2), ±inf is clipped to ±2^400: no exception.
+    np.testing.assert_array_equal(q.value(np.array([0.0, np.nan])), [0.5, 0.5])
+    s_inf = q.smooth_sensitivity(np.array([np.inf, -np.inf]), 0.1)
+    np.testing.assert_array_equal(s_inf, q.smooth_sensitivity(np.array([2.0**400, -(2.0**400)]), 0.1))
+    assert np.all(s_inf > 0)
     with pytest.raises(ValueError, match="beta"):
         q.smooth_sensitivity(1.0, 0.0)
     with pytest.raises(ValueError, match="growth"):

@@ -136,7 +136,11 @@ def _geo_cases() -> list[Case]:
     pairs_1d = [(0.0, 0.01), (0.45, 0.55), (-0.55, -0.45), (2.0, 2.5), (5.0, 7.0), (0.3, -0.9), (-3.0, -2.0)]
     pairs_2d = [((0.0, 0.0), (0.01, 0.0)), ((0.4, 0.4), (0.6, 0.7)), ((1.0, 1.0), (2.0, 2.0))]
     users = np.linspace(-3.0, 3.0, 50)
-    bad_eps = [({"epsilon": 0.0}, ValueError, "epsilon"), ({"epsilon": float("nan")}, ValueError, "epsilon")]
+    bad_eps = [
+        ({"epsilon": 0.0}, ValueError, "epsilon"),
+        ({"epsilon": float("nan")}, ValueError, "epsilon"),
+        ({"numerics": "fast"}, ValueError, "numerics"),
+    ]
     return [
         Case(
             mechanism=SmoothSensitivityMechanism,
@@ -297,7 +301,7 @@ def _laplace_hockey(epsilon: float, a: float) -> float:
 
 
 def ptr_loss(mechanism: Any, x: Any, x_prime: Any, d: float) -> float:
-    """Exact hockey-stick δ of (D̃, value or ⊥), D̃ = D + Lap(1/ε₁), value = f + Lap(b/ε₂) when D̃ ≥ T.
+    """Exact hockey-stick δ of (D̃, value or ⊥), D̃ = min(D, C) + Lap(1/ε₁), value = f + Lap(b/ε₂) if D̃ ≥ T.
 
     δ = ∫_{D̃<T} (p − e^ε q)_+ + ∫_{D̃≥T} p(D̃)·HS_value(ε − ln p(D̃)/q(D̃)) dD̃, by quadrature on the pieces
     between the kinks D, D', T.
@@ -311,8 +315,8 @@ def ptr_loss(mechanism: Any, x: Any, x_prime: Any, d: float) -> float:
     dist = distance_to_instability(stat, x, mechanism.bound)
     dist2 = distance_to_instability(stat, x_prime, mechanism.bound)
     value_shift = (stat.value(x_prime) - stat.value(x)) / (mechanism.bound / mechanism.epsilon_release)
-    big = 1e6  # an infinite distance is released as D̃ ≥ T with probability 1 − e^{−ε₁·big}/2 ≈ 1
-    dist, dist2 = min(dist, big), min(dist2, big)
+    cap = mechanism.distance_cap  # the released noisy distance is min(D, C) + Lap(1/ε₁), C public
+    dist, dist2 = min(dist, cap), min(dist2, cap)
 
     def p(t: float, centre: float) -> float:
         return 0.5 * e1 * np.exp(-e1 * abs(t - centre))
@@ -422,7 +426,12 @@ def _central_cases() -> list[Case]:
 
     grid = (0.0, 0.1, 0.5, 0.55, 1.0)
     data = np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3])
-    bad_eps = [({"epsilon": 0.0}, ValueError, "epsilon"), ({"epsilon": -1.0}, ValueError, "epsilon")]
+    bad_numerics = ({"numerics": "fast"}, ValueError, "numerics")
+    bad_eps = [
+        ({"epsilon": 0.0}, ValueError, "epsilon"),
+        ({"epsilon": -1.0}, ValueError, "epsilon"),
+        bad_numerics,
+    ]
     median = Median(bounds=(0.0, 1.0))
     return [
         Case(
@@ -466,7 +475,8 @@ def _central_cases() -> list[Case]:
                 Mean(bounds=(0.0, 1.0)), epsilon=epsilon, **{"noise": "student_t", **kw}
             ),
             data=data,
-            neighbours=lambda: _add_remove_pairs(3, grid),
+            # n = 0 included: the empty data set releases around the midpoint with S_β(∅) = u − l.
+            neighbours=lambda: _add_remove_pairs(3, grid) + _add_remove_pairs(0, grid),
             privacy_loss=smooth_sensitivity_loss,
             broken=lambda m: _smaller_noise(m, 0.1),  # T(3) with these constants reaches only ~0.6ε here
             bad_parameters=[*bad_eps, ({"gamma": 3}, TypeError, "gamma")],
@@ -488,7 +498,7 @@ def _central_cases() -> list[Case]:
                 **{"bounds": (-1.0, 3.0), "epsilon": epsilon, **kw}
             ),
             data=data,
-            neighbours=lambda: _add_remove_pairs(3, (-1.0, 0.0, 3.0)),
+            neighbours=lambda: _add_remove_pairs(3, (-1.0, 0.0, 3.0)) + _add_remove_pairs(0, (-1.0, 3.0)),
             privacy_loss=gs_mean_loss,
             broken=_scaled_attr("_sum_noise"),
             bad_parameters=[*bad_eps, ({"bounds": (0.0, np.inf)}, ValueError, "bounds")],
@@ -503,6 +513,7 @@ def _central_cases() -> list[Case]:
             bad_parameters=[
                 ({"rho": 0.0}, ValueError, "rho"),
                 ({"bounds": (1.0, 0.0)}, ValueError, "bounds"),
+                bad_numerics,
             ],
             epsilon=0.5,
         ),
@@ -567,9 +578,15 @@ def _central_cases() -> list[Case]:
             bad_parameters=[
                 ({"epsilon_1": 0.0}, ValueError, "epsilon_1"),
                 ({"delta": 1.0}, ValueError, "delta"),
+                ({"magnitude": 0.0}, ValueError, "magnitude"),
+                bad_numerics,
             ],
         ),
     ]
 
 
 CASES += _geo_cases() + _central_cases()
+
+from quantile_cases import quantile_cases  # noqa: E402 (registry cases of smoothdp.central.quantiles)
+
+CASES += quantile_cases()

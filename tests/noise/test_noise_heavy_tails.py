@@ -245,10 +245,14 @@ def test_student_t3_sampler_matches_numpy_standard_t() -> None:
 
 
 def test_student_t_sampler_paths() -> None:
-    # df = 3 (int or float) takes the polar sampler, any other df numpy's standard_t on the same stream.
-    assert not np.array_equal(StudentT(3).sample(20, rng=1), default_rng(1).standard_t(3, 20))
-    np.testing.assert_array_equal(StudentT(3.0).sample(20, rng=1), StudentT(3).sample(20, rng=1))
-    np.testing.assert_array_equal(StudentT(3.5).sample(20, rng=1), default_rng(1).standard_t(3.5, 20))
+    # Float path: df = 3 (int or float) takes the polar sampler, any other df numpy's standard_t.
+    f = "float"
+    assert not np.array_equal(StudentT(3).sample(20, rng=1, numerics=f), default_rng(1).standard_t(3, 20))
+    t3 = StudentT(3).sample(20, rng=1, numerics=f)
+    np.testing.assert_array_equal(StudentT(3.0).sample(20, rng=1, numerics=f), t3)
+    np.testing.assert_array_equal(
+        StudentT(3.5).sample(20, rng=1, numerics=f), default_rng(1).standard_t(3.5, 20)
+    )
     dist = StudentT(3, 2.0)
     assert dist.sample((3, 5), rng=1).shape == (3, 5)
     assert dist.sample(0, rng=1).shape == (0,)

@@ -4,6 +4,8 @@
   (``"add_remove"``), with their local sensitivity at distance k and their exact smooth sensitivity;
 * :mod:`.mechanisms`: the smooth-sensitivity mechanism (PolyPlace, Student's T, Cauchy, Laplace noise);
 * :mod:`.ptr`: propose-test-release; :mod:`.sample_aggregate`: sample-and-aggregate;
+* :mod:`.quantiles`: exponential-mechanism quantiles (one, recursive, JointExp), sampled exactly;
+  :mod:`.private_bounds`: private range finding; :mod:`.choose`: the public method / β choices;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
   :mod:`.api`: numpy-style entry points.
@@ -13,7 +15,7 @@ with its neighbour relation, a proof section of docs/theory, and ``release(data,
 rng=None)``, which charges the accountant before any noise is drawn.
 """
 
-from smoothdp.central.api import mean, median, quantile, trimmed_mean
+from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
 from smoothdp.central.baselines import (
     GaussianMean,
     GlobalSensitivityMean,
@@ -30,7 +32,9 @@ from smoothdp.central.bounded_ls import (
     private_count_interval,
 )
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
+from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.central.ratio import (
     PrivateRatio,
     private_ratio,
@@ -52,18 +56,22 @@ from smoothdp.central.statistics import (
 
 __all__ = [
     "BoundedLocalSensitivity",
+    "ExponentialQuantile",
     "GaussianMean",
     "GlobalSensitivityMean",
     "GlobalSensitivityMedian",
+    "JointQuantiles",
     "Max",
     "Mean",
     "Median",
     "Min",
     "OrderStatistic",
     "PreparedData",
+    "PrivateRange",
     "PrivateRatio",
     "ProposeTestRelease",
     "Quantile",
+    "RecursiveQuantiles",
     "SampleAndAggregate",
     "SmoothSensitivityMechanism",
     "Statistic",
@@ -80,6 +88,7 @@ __all__ = [
     "private_ratio",
     "propose_test_release",
     "quantile",
+    "quantiles",
     "ratio_local_sensitivity",
     "ratio_local_sensitivity_laplace",
     "ratio_sensitivity_bound",

@@ -13,23 +13,48 @@ any noise is drawn (a :class:`~smoothdp.accounting.BudgetError` releases and cha
 ``bounds`` is an error unless ``clip=True``. Only ``Release.value`` is private (``release.not_private``
 holds the smooth sensitivity and noise scale, for the data holder only).
 
+``median``, ``quantile`` and ``quantiles`` take ``method=`` (default ``"auto"``: chosen from public
+parameters only by :func:`smoothdp.central.choose.choose_method`; the Release's ``details["method"]`` says
+which ran), ``clamp=True`` (the released value clamped into the bounds, post-processing), ``clip=True`` and
+``bounds="private"`` (private range finding with part of the budget, :mod:`smoothdp.central.private_bounds`).
+The exponential-mechanism quantiles are in :mod:`smoothdp.central.quantiles`
+(docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+
 NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007; HT = Hladík & Tětek, FORC 2025; LY = Liang & Yi, CCS 2024.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from smoothdp.accounting import Accountant
+from smoothdp.accounting import Accountant, charge
 from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.central.choose import MULTI_METHODS, SINGLE_METHODS, choose_beta, choose_method
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+from smoothdp.central.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
+from smoothdp.central.quantiles import (
+    ExponentialQuantile,
+    JointQuantiles,
+    RecursiveQuantiles,
+    check_quantile_list,
+    prepare_data,
+)
 from smoothdp.central.statistics import Mean, Median, Quantile, Statistic, TrimmedMean
+from smoothdp.exact import check_numerics
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import PureDP
 from smoothdp.release import Release
-from smoothdp.rng import SeedLike
+from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.validation import check_bounds, check_epsilon, check_in_range
 
-__all__ = ["mean", "median", "quantile", "trimmed_mean"]
+__all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
+
+Bounds = tuple[float, float] | str
 
 
 def _release(
@@ -54,50 +79,71 @@ def median(
     x: ArrayLike,
     *,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: Bounds,
+    method: str = "auto",
+    clamp: bool = True,
+    clip: bool = True,
+    candidates: ArrayLike | None = None,
+    scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
     beta: float | None = None,
-    clip: bool = False,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     **noise_options: Any,
 ) -> Release:
-    """Private (lower) median x_(⌈n/2⌉) of x in ``bounds``: ε-DP (or (ε, δ) with Laplace noise) under
-    substitution (docs/theory/smooth-sensitivity.md#median-and-quantiles).
+    """Private (lower) median x_(⌈n/2⌉) of x in ``bounds``: pure ε-DP under substitution (or (ε, δ) with
+    Laplace noise).
 
     Parameters
     ----------
     x
-        1-D data, one record per person.
+        1-D data, one record per person (NaN: imputed with the bounds' midpoint; outside: clipped).
     epsilon, delta
         The budget (δ only for ``noise="laplace"``).
     bounds
-        Public ``(lower, upper)``.
-    noise
-        ``"polyplace"`` (default), ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
-    beta
-        Smoothness (default: the calibration's data-independent choice).
+        Public ``(lower, upper)``, or ``"private"``: found privately with 25% of ε around the public
+        scale hint ``scale`` (:class:`~smoothdp.central.private_bounds.PrivateRange`); the bounds used are in
+        ``release.details["bounds"]`` (private outputs, covered by the guarantee).
+    method
+        ``"auto"`` (default, from public parameters: docs/quantiles.md#which-method), ``"exponential"``
+        (docs/theory/quantiles.md#the-exponential-mechanism-quantile) or ``"smooth_sensitivity"``
+        (docs/theory/smooth-sensitivity.md#median-and-quantiles).
+    clamp
+        Clamp the release into the bounds (post-processing; ``False``: the unbiased smooth-sensitivity value).
     clip
-        Clip records into ``bounds`` (else records outside them are an error).
-    rng
-        ``None`` (secure) or a seed / generator for simulations.
-    accountant
-        A :class:`~smoothdp.accounting.Accountant` charged before the noise is drawn.
-    **noise_options
-        The noise family's keywords (``df`` for Student's T, ``gamma`` for Cauchy, ...); a keyword that
-        does not apply to ``noise`` is a ``TypeError`` naming the valid ones.
+        Clip records into the bounds (default), or refuse records outside them (trusted data only).
+    candidates
+        Public sorted candidate values for discrete data: the exponential mechanism outputs one of them
+        (``method="auto"`` then picks it).
+    scale
+        Public scale hint for ``bounds="private"``.
+    noise, beta, **noise_options
+        Smooth-sensitivity options (``beta=None``: :func:`~smoothdp.central.choose.choose_beta`).
+    numerics
+        ``"exact"`` (default) or ``"float"``.
+    rng, accountant
+        As every release.
     """
-    return _release(
-        Median(bounds=bounds, clip=clip),
+    return quantile(
         x,
+        0.5,
         epsilon=epsilon,
+        bounds=bounds,
+        method=method,
+        clamp=clamp,
+        clip=clip,
+        candidates=candidates,
+        scale=scale,
         noise=noise,
         delta=delta,
         beta=beta,
+        numerics=numerics,
         rng=rng,
         accountant=accountant,
-        noise_options=noise_options,
+        _median=True,
+        **noise_options,
     )
 
 
@@ -106,28 +152,337 @@ def quantile(
     q: float,
     *,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: Bounds,
+    method: str = "auto",
+    clamp: bool = True,
+    clip: bool = True,
+    candidates: ArrayLike | None = None,
+    scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
     beta: float | None = None,
-    clip: bool = False,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    _median: bool = False,
     **noise_options: Any,
 ) -> Release:
-    """Private q-quantile x_(max(1, ⌈qn⌉)) (numpy's ``inverted_cdf``) under substitution; other arguments
+    """Private q-quantile x_(max(1, ⌈q·n⌉)) (numpy's ``inverted_cdf``) under substitution; other arguments
     as :func:`median`."""
-    return _release(
-        Quantile(q, bounds=bounds, clip=clip),
+    qq = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
+    eps = check_epsilon(epsilon)
+    check_numerics(numerics)
+    _check_method(method, SINGLE_METHODS)
+    n = _public_n(x)
+    if method == "auto":
+        method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
+        if noise != DEFAULT_NOISE or delta or beta is not None or noise_options:
+            method = "smooth_sensitivity"  # smooth-sensitivity options given: only that method uses them
+    if method == "exponential":
+        _no_noise_options(noise, delta, beta, noise_options)
+
+    def build(eps_main: float, lo: float, hi: float) -> Mechanism:
+        if method == "exponential":
+            return ExponentialQuantile(
+                qq,
+                epsilon=eps_main,
+                bounds=(lo, hi),
+                candidates=candidates,
+                clip=clip,
+                clamp=clamp,
+                numerics=numerics,
+            )
+        stat = Median(bounds=(lo, hi), clip=True) if _median else Quantile(qq, bounds=(lo, hi), clip=True)
+        b = beta
+        if b is None and noise == DEFAULT_NOISE:
+            b = choose_beta(n=max(n, 1), epsilon=eps_main, bounds=(lo, hi), q=qq)
+        return _SmoothQuantile(
+            stat,
+            epsilon=eps_main,
+            delta=delta,
+            beta=b,
+            noise=noise,
+            clip=clip,
+            clamp=clamp,
+            numerics=numerics,
+            noise_options=noise_options,
+        )
+
+    return _run(
         x,
-        epsilon=epsilon,
-        noise=noise,
-        delta=delta,
-        beta=beta,
+        build,
+        epsilon=eps,
+        bounds=bounds,
+        scale=scale,
+        numerics=numerics,
         rng=rng,
         accountant=accountant,
-        noise_options=noise_options,
+        method=method,
     )
+
+
+def quantiles(
+    x: ArrayLike,
+    qs: ArrayLike,
+    *,
+    epsilon: float,
+    bounds: Bounds,
+    method: str = "auto",
+    clamp: bool = True,
+    clip: bool = True,
+    scale: float = 1.0,
+    numerics: str = "exact",
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+) -> Release:
+    """Several private quantiles under one budget ε: one Release whose value is an array in the order of
+    ``qs`` (any order, duplicates allowed). Pure ε-DP under substitution.
+
+    ``method``: ``"auto"`` (JointExp when its certified float margin is small, else the recursive
+    algorithm), ``"joint_exp"`` (Gillenwater, Joseph & Kulesza, ICML 2021;
+    docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer, ICML 2022;
+    docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or ``"smooth_sensitivity"`` (one
+    release per distinct quantile with ε/m each, basic composition). Other arguments as :func:`median`.
+    """
+    qarr = check_quantile_list(qs)
+    eps = check_epsilon(epsilon)
+    check_numerics(numerics)
+    _check_method(method, MULTI_METHODS)
+    n = _public_n(x)
+    unique, inverse = np.unique(qarr, return_inverse=True)
+
+    def build(eps_main: float, lo: float, hi: float) -> Mechanism:
+        chosen = method
+        if chosen == "auto":
+            joint = JointQuantiles(unique, epsilon=eps_main, bounds=(lo, hi), numerics=numerics)
+            chosen = choose_method(
+                n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
+            )
+            if chosen not in ("joint_exp", "recursive"):
+                chosen = "recursive"
+        if chosen == "joint_exp":
+            return JointQuantiles(
+                qarr, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics
+            )
+        if chosen == "recursive":
+            return RecursiveQuantiles(
+                qarr, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics
+            )
+        return _Separate(
+            qarr,
+            unique,
+            inverse,
+            chosen,
+            epsilon=eps_main,
+            bounds=(lo, hi),
+            clip=clip,
+            clamp=clamp,
+            numerics=numerics,
+            n=n,
+        )
+
+    return _run(
+        x,
+        build,
+        epsilon=eps,
+        bounds=bounds,
+        scale=scale,
+        numerics=numerics,
+        rng=rng,
+        accountant=accountant,
+        method=method,
+    )
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+def _check_method(method: Any, allowed: tuple[str, ...]) -> None:
+    if not isinstance(method, str) or method not in allowed:
+        raise ValueError(f"method must be one of {allowed}; got {method!r}")
+
+
+def _public_n(x: ArrayLike) -> int:
+    """n, public under substitution (the shape, not the values)."""
+    return int(np.size(x))
+
+
+def _no_noise_options(noise: str, delta: float, beta: float | None, options: dict[str, Any]) -> None:
+    if noise != DEFAULT_NOISE or delta or beta is not None or options:
+        raise TypeError(
+            "method='exponential' takes no noise, delta, beta or noise keywords (they belong to "
+            "method='smooth_sensitivity')"
+        )
+
+
+def _run(
+    x: ArrayLike,
+    build: Any,
+    *,
+    epsilon: float,
+    bounds: Bounds,
+    scale: float,
+    numerics: str,
+    rng: SeedLike,
+    accountant: Accountant | None,
+    method: str,
+) -> Release:
+    if isinstance(bounds, str):
+        if bounds != "private":
+            raise ValueError(f"bounds must be (lower, upper) or 'private'; got {bounds!r}")
+        eps_range = DEFAULT_RANGE_FRACTION * epsilon
+        ranger = PrivateRange(epsilon=eps_range, scale=scale, numerics=numerics)
+        eps_main = epsilon - eps_range
+        # Build once on placeholder bounds to validate every parameter before any budget is charged.
+        build(eps_main, -1.0, 1.0)
+        prepared = ranger._prepare(x)
+        gen = resolve_rng(rng)
+        total = PureDP(epsilon, neighbours="substitution")
+        charge(accountant, total, label=f"quantile with private bounds ({method})")
+        lo, hi = ranger.sample(prepared, gen)
+        mech = build(eps_main, lo, hi)
+        inner = mech._release(mech._prepare(x), gen)
+        details = {
+            **inner.details,
+            "bounds": (lo, hi),
+            "bounds_private": True,
+            "epsilon_bounds": eps_range,
+            "epsilon_statistic": eps_main,
+            "scale_hint": scale,
+        }
+        return dataclasses.replace(
+            inner,
+            guarantee=total,
+            mechanism=f"{inner.mechanism} with private bounds ({ranger.name})",
+            source=f"{inner.source}; bounds: {ranger.source}",
+            details=details,
+        )
+    lo, hi = check_bounds(bounds, name="bounds (lower, upper)")
+    mech = build(epsilon, lo, hi)
+    return mech.release(x, accountant=accountant, rng=rng)
+
+
+_SS_TAKES_NUMERICS = "numerics" in inspect.signature(SmoothSensitivityMechanism.__init__).parameters
+
+
+class _SmoothQuantile(SmoothSensitivityMechanism):
+    """The smooth-sensitivity quantile with the NaN/clip policy and clamping (post-processing).
+
+    Same guarantee and proof as :class:`SmoothSensitivityMechanism`
+    (docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism); data prepared by
+    :func:`smoothdp.central.quantiles.prepare_data`.
+    """
+
+    def __init__(
+        self,
+        statistic: Statistic,
+        *,
+        epsilon: float,
+        delta: float,
+        beta: float | None,
+        noise: str,
+        clip: bool,
+        clamp: bool,
+        numerics: str,
+        noise_options: dict[str, Any],
+    ) -> None:
+        extra = {"numerics": numerics} if _SS_TAKES_NUMERICS else {}
+        super().__init__(
+            statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, **extra, **noise_options
+        )
+        self._clip_data = bool(clip)
+        self._clamp = bool(clamp)
+
+    def _prepare(self, data: Any) -> Any:
+        lo, hi = self.statistic.bounds
+        return self.statistic.prepare(prepare_data(data, lo, hi, clip=self._clip_data))
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        release = super()._release(prepared, rng)
+        value = release.value
+        if self._clamp:
+            lo, hi = self.statistic.bounds
+            value = float(np.clip(value, lo, hi))
+        details = {
+            **release.details,
+            "method": "smooth_sensitivity",
+            "clamp": self._clamp,
+            "clip": self._clip_data,
+        }
+        return dataclasses.replace(release, value=value, details=details)
+
+
+class _Separate(Mechanism):
+    """Distinct quantiles released one by one with ε/m each (basic composition)."""
+
+    name = "separate quantiles (basic composition)"
+    proof = "docs/theory/quantiles.md#the-exponential-mechanism-quantile"
+    source = "basic composition of single-quantile releases"
+
+    def __init__(
+        self,
+        qs: Any,
+        unique: Any,
+        inverse: Any,
+        method: str,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        clip: bool,
+        clamp: bool,
+        numerics: str,
+        n: int,
+    ) -> None:
+        self.qs, self.unique, self.inverse, self.method = qs, unique, inverse, method
+        self.epsilon, self.bounds, self.clip, self.clamp, self.numerics = (
+            epsilon,
+            bounds,
+            clip,
+            clamp,
+            numerics,
+        )
+        self.guarantee = PureDP(epsilon, neighbours="substitution")
+        share = epsilon / unique.size
+        self.parts: list[Mechanism] = []
+        for q in unique:
+            if method == "exponential":
+                self.parts.append(
+                    ExponentialQuantile(
+                        float(q), epsilon=share, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics
+                    )
+                )
+            else:
+                stat = Quantile(float(q), bounds=bounds, clip=True)
+                b = choose_beta(n=max(n, 1), epsilon=share, bounds=bounds, q=float(q))
+                self.parts.append(
+                    _SmoothQuantile(
+                        stat,
+                        epsilon=share,
+                        delta=0.0,
+                        beta=b,
+                        noise=DEFAULT_NOISE,
+                        clip=clip,
+                        clamp=clamp,
+                        numerics=numerics,
+                        noise_options={},
+                    )
+                )
+
+    @property
+    def statistic_name(self) -> str:
+        return f"quantiles({', '.join(f'{q:g}' for q in self.qs)})"
+
+    def _prepare(self, data: Any) -> Any:
+        return data
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        values = np.array([float(part._release(part._prepare(prepared), rng).value) for part in self.parts])
+        return self._make_release(
+            values[self.inverse],
+            details={
+                "method": self.method,
+                "bounds": self.bounds,
+                "epsilon_each": self.epsilon / self.unique.size,
+            },
+        )
 
 
 def trimmed_mean(

@@ -13,6 +13,14 @@
   (docs/references.md#har24). **Not private** (the noise scale depends on the data), so it is a plain
   function, not a mechanism; for comparison plots only.
 
+Data policy (as every central mechanism, :func:`smoothdp.validation.prepare_records`): NaN records are
+imputed with the midpoint of the bounds, then clipped (``clip=True``, default; ±inf too) or refused
+(``clip=False``, trusted data only). Exact release (docs/theory/floating-point.md#the-exact-release-path):
+each noisy quantity is the exact rounding, onto a public grid of the bounds, of its exact value (a data
+value, or an exact rational sum or mean from :func:`~smoothdp.central.statistics.exact_sum`) plus the noise
+(:func:`smoothdp.exact.add_noise`); the mean's ratio of noisy sum to noisy count is post-processing.
+``numerics="float"`` keeps the float fast path.
+
 Every noise scale here is data-independent (n is public under substitution); it is still reported in
 ``Release.not_private`` like every mechanism's noise scale (one place to read it), not in ``details``.
 """
@@ -27,7 +35,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.ratio import ratio_local_sensitivity
-from smoothdp.central.statistics import Median, PreparedData
+from smoothdp.central.statistics import Median, PreparedData, exact_sum
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Gaussian, Laplace
 from smoothdp.privacy import ZCDP, PureDP
@@ -36,11 +45,10 @@ from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import (
     check_bounds,
-    check_data,
     check_epsilon,
     check_int,
     check_positive,
-    clip_or_check,
+    prepare_records,
 )
 
 __all__ = [
@@ -54,6 +62,8 @@ __all__ = [
 ]
 
 PROOF = "docs/theory/central-frameworks.md#global-sensitivity-baselines"
+#: Public grid of a noisy count: fixed-point below 2, 36 significant bits above.
+_COUNT_GRID = OutputGrid.for_magnitude(1.0)
 
 
 def _check_clip(clip: Any) -> bool:
@@ -67,7 +77,8 @@ class GlobalSensitivityMean(Mechanism):
 
     Guarantee: ``PureDP(epsilon, neighbours="add_remove")``. Lemma: the Laplace mechanism on the sum
     (sensitivity max(|l|, |u|)) and on the count (sensitivity 1), basic composition, post-processing
-    (docs/theory/central-frameworks.md#global-sensitivity-baselines).
+    (docs/theory/central-frameworks.md#global-sensitivity-baselines). Empty data is allowed (n is
+    private): the noisy sum and count are then pure noise.
     """
 
     name = "global sensitivity: noisy sum / noisy count"
@@ -77,10 +88,14 @@ class GlobalSensitivityMean(Mechanism):
         "Smith, TCC 2006; the gs_avg baseline of Near & Abuah, Programming Differential Privacy)"
     )
 
-    def __init__(self, *, bounds: tuple[float, float], epsilon: float, clip: bool = False) -> None:
+    def __init__(
+        self, *, bounds: tuple[float, float], epsilon: float, clip: bool = True, numerics: str = "exact"
+    ) -> None:
+        self.numerics = check_numerics(numerics)
         self.lower, self.upper = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.clip = _check_clip(clip)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.sum_sensitivity = max(abs(self.lower), abs(self.upper))
         self._sum_noise = Laplace(self.sum_sensitivity / (0.5 * self.epsilon))
         self._count_noise = Laplace(1.0 / (0.5 * self.epsilon))
@@ -91,21 +106,27 @@ class GlobalSensitivityMean(Mechanism):
         return "mean"
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
-        return clip_or_check(check_data(data, "x", ndim=1), self.lower, self.upper, clip=self.clip)
+        return prepare_records(data, self.lower, self.upper, clip=self.clip, min_size=0)
 
     def _draw(self, data: NDArray[np.float64], size: int, rng: np.random.Generator) -> NDArray[np.float64]:
-        total = data.sum() + self._sum_noise.sample(size, rng)
-        return np.asarray(total / (data.size + self._count_noise.sample(size, rng)), dtype=np.float64)
+        total = add_noise(
+            exact_sum(data), self._sum_noise, grid=self.grid, rng=rng, size=size, numerics=self.numerics
+        )
+        count = add_noise(
+            float(data.size), self._count_noise, grid=_COUNT_GRID, rng=rng, size=size, numerics=self.numerics
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):  # post-processing of the two noisy values
+            return np.asarray(np.asarray(total) / np.asarray(count), dtype=np.float64)
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant)."""
+        """``size`` independent releases on x (for simulations; no accountant; ``numerics`` as set)."""
         n = check_int("size", size, minimum=1)
         return self._draw(self._prepare(x), n, resolve_rng(rng))
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         return self._make_release(
             float(self._draw(prepared, 1, rng)[0]),
-            sampler=Laplace.sampler,
+            sampler=sampler_label(self.numerics),
             details={"bounds": (self.lower, self.upper)},
             not_private=NotPrivate(
                 noise_scale=self._sum_noise.scale,  # of the sum; the ratio has no simple std
@@ -128,10 +149,14 @@ class GlobalSensitivityMedian(Mechanism):
         "TCC 2006)"
     )
 
-    def __init__(self, *, bounds: tuple[float, float], epsilon: float, clip: bool = False) -> None:
+    def __init__(
+        self, *, bounds: tuple[float, float], epsilon: float, clip: bool = True, numerics: str = "exact"
+    ) -> None:
+        self.numerics = check_numerics(numerics)
         self.statistic = Median(bounds=bounds, clip=clip)
         self.epsilon = check_epsilon(epsilon)
         lower, upper = self.statistic.bounds
+        self.grid = OutputGrid.for_bounds(lower, upper)
         self._noise = Laplace((upper - lower) / self.epsilon)
         self.guarantee = PureDP(self.epsilon, neighbours=self.statistic.neighbours)
 
@@ -143,15 +168,19 @@ class GlobalSensitivityMedian(Mechanism):
         return self.statistic.prepare(data)
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant)."""
+        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
+        rounded)."""
         n = check_int("size", size, minimum=1)
         value = self.statistic.value(self._prepare(x))
         return value + np.asarray(self._noise.sample(n, resolve_rng(rng)), dtype=np.float64)
 
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
+        value = add_noise(
+            self.statistic.exact_value(prepared), self._noise, grid=self.grid, rng=rng, numerics=self.numerics
+        )
         return self._make_release(
-            self.statistic.value(prepared) + float(self._noise.sample(None, rng)),
-            sampler=Laplace.sampler,
+            float(value),
+            sampler=sampler_label(self.numerics),
             details={"bounds": self.statistic.bounds},
             not_private=NotPrivate(noise_scale=self._noise.scale, noise_std=self._noise.std()),
         )
@@ -176,7 +205,10 @@ class GaussianMean(Mechanism):
     rho
         ρ > 0.
     clip
-        Clip records into ``bounds`` (else records outside them are an error).
+        ``True`` (default): clip records into ``bounds``; ``False``: refuse records outside them (trusted
+        data only). NaN records are imputed with the midpoint of the bounds first.
+    numerics
+        ``"exact"`` (default) or ``"float"`` (the float fast path, not hardened).
     """
 
     name = "global sensitivity: Gaussian on the clipped mean"
@@ -186,8 +218,12 @@ class GaussianMean(Mechanism):
         "of the clipped mean under substitution"
     )
 
-    def __init__(self, *, bounds: tuple[float, float], rho: float, clip: bool = False) -> None:
+    def __init__(
+        self, *, bounds: tuple[float, float], rho: float, clip: bool = True, numerics: str = "exact"
+    ) -> None:
+        self.numerics = check_numerics(numerics)
         self.lower, self.upper = check_bounds(bounds)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.rho = check_positive("rho", rho)
         self.clip = _check_clip(clip)
         self.guarantee = ZCDP(self.rho, neighbours="substitution")
@@ -203,10 +239,11 @@ class GaussianMean(Mechanism):
         return float(round_up(delta_f / math.sqrt(2.0 * self.rho)))
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
-        return clip_or_check(check_data(data, "x", ndim=1), self.lower, self.upper, clip=self.clip)
+        return prepare_records(data, self.lower, self.upper, clip=self.clip, min_size=1)  # n public
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant)."""
+        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
+        rounded)."""
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
         noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng))
@@ -215,9 +252,12 @@ class GaussianMean(Mechanism):
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         sigma = self.sigma(prepared.size)
         noise = Gaussian(sigma)
+        value = add_noise(
+            exact_sum(prepared) / prepared.size, noise, grid=self.grid, rng=rng, numerics=self.numerics
+        )
         return self._make_release(
-            float(np.mean(prepared)) + float(noise.sample(None, rng)),
-            sampler=noise.sampler,
+            float(value),
+            sampler=sampler_label(self.numerics),
             details={"bounds": (self.lower, self.upper), "rho": self.rho},
             not_private=NotPrivate(noise_scale=sigma, noise_std=sigma),
         )
@@ -228,12 +268,13 @@ def global_sensitivity_mean(
     *,
     bounds: tuple[float, float],
     epsilon: float,
-    clip: bool = False,
+    clip: bool = True,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Release:
     """Noisy sum over noisy count, pure ε-DP under add/remove (see :class:`GlobalSensitivityMean`)."""
-    mech = GlobalSensitivityMean(bounds=bounds, epsilon=epsilon, clip=clip)
+    mech = GlobalSensitivityMean(bounds=bounds, epsilon=epsilon, clip=clip, numerics=numerics)
     return mech.release(x, accountant=accountant, rng=rng)
 
 
@@ -242,12 +283,13 @@ def global_sensitivity_median(
     *,
     bounds: tuple[float, float],
     epsilon: float,
-    clip: bool = False,
+    clip: bool = True,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Release:
     """Laplace on the clipped median, pure ε-DP under substitution (see :class:`GlobalSensitivityMedian`)."""
-    mech = GlobalSensitivityMedian(bounds=bounds, epsilon=epsilon, clip=clip)
+    mech = GlobalSensitivityMedian(bounds=bounds, epsilon=epsilon, clip=clip, numerics=numerics)
     return mech.release(x, accountant=accountant, rng=rng)
 
 
@@ -256,12 +298,13 @@ def gaussian_mean(
     *,
     bounds: tuple[float, float],
     rho: float,
-    clip: bool = False,
+    clip: bool = True,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Release:
     """Gaussian noise on the clipped mean, ρ-zCDP under substitution (see :class:`GaussianMean`)."""
-    mech = GaussianMean(bounds=bounds, rho=rho, clip=clip)
+    mech = GaussianMean(bounds=bounds, rho=rho, clip=clip, numerics=numerics)
     return mech.release(x, accountant=accountant, rng=rng)
 
 

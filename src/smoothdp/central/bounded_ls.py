@@ -17,6 +17,13 @@ The bound g is usually built from noisy counts; :func:`private_count_interval` g
 [ĉ − T, ĉ + T] that holds the true count with probability ≥ 1 − failure, from discrete-Laplace noise, with the
 exact two-sided tail Pr[|K| ≥ t] = 2e^{−αt}/(1 + e^{−α}) (not the paper's e^{−αt}).
 
+Exact release (docs/theory/floating-point.md#the-exact-release-path): the value is exactly
+R(f(x) + (g/ε₂)·Z), Z ~ Lap(1), computed by :func:`smoothdp.exact.add_noise` on the public grid
+``OutputGrid.for_magnitude(magnitude)`` (``magnitude`` a public scale of f, default 1); f(x) is taken exactly
+as returned (a float, or a :class:`fractions.Fraction` for an exact rational). A non-finite f(x) is replaced
+by the public ``default`` (0 unless given) before the noise: the caller's bound g must then bound the local
+sensitivity of f completed that way. ``numerics="float"`` keeps the float fast path.
+
 g is covered by the guarantee (it is part of the output): ``Release.details["sensitivity_bound"]``. The
 noise scale g/ε₂ is then public too; like every mechanism's noise scale it is reported in
 ``Release.not_private`` (one place to read it), not repeated in ``details``.
@@ -26,19 +33,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.accounting import Accountant
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, Laplace
 from smoothdp.privacy import ApproxDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.sensitivity.rounding import round_up
-from smoothdp.validation import check_delta, check_epsilon, check_probability
+from smoothdp.validation import check_delta, check_epsilon, check_positive, check_probability
 
 __all__ = [
     "SOURCE",
@@ -114,6 +123,13 @@ class BoundedLocalSensitivity(Mechanism):
         What the release is called (``Release.statistic``).
     bound_source
         Where the bound g comes from (added to ``Release.source``).
+    magnitude
+        A public scale of f (> 0, default 1): the output grid is fixed-point with spacing about
+        magnitude·2⁻³⁶ below it, relative 2⁻³⁶ above (module docstring).
+    default
+        The public value released around when f(x) is not finite (default 0).
+    numerics
+        ``"exact"`` (default) or ``"float"`` (the float fast path, not hardened).
     """
 
     name = "privately bounded local sensitivity + Laplace"
@@ -131,7 +147,15 @@ class BoundedLocalSensitivity(Mechanism):
         neighbours: str = "substitution",
         label: str = "statistic",
         bound_source: str = "",
+        magnitude: float = 1.0,
+        default: float = 0.0,
+        numerics: str = "exact",
     ) -> None:
+        self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_magnitude(check_positive("magnitude", magnitude))
+        self.default = float(default)
+        if not math.isfinite(self.default):
+            raise ValueError(f"default must be a finite real number; got {default!r}")
         if not callable(statistic) or not callable(sensitivity_bound):
             raise TypeError("statistic and sensitivity_bound must be callables")
         self.statistic = statistic
@@ -149,15 +173,20 @@ class BoundedLocalSensitivity(Mechanism):
         return self.label
 
     def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
-        value = float(self.statistic(prepared))
+        raw = self.statistic(prepared)
+        value: float | Fraction = raw if isinstance(raw, Fraction) else float(raw)
+        if isinstance(value, float) and not math.isfinite(value):
+            value = self.default  # public default: no exception, no output that reveals it
         g = float(self.sensitivity_bound(prepared, rng))
-        if not (math.isfinite(g) and g >= 0):
+        if not (math.isfinite(g) and g >= 0):  # g is ε₁-DP (public): this error reveals nothing more
             raise ValueError(f"sensitivity_bound must return a finite bound ≥ 0; got {g!r}")
         scale = float(round_up(g / self.epsilon_2))
-        noise = 0.0 if scale == 0 else float(Laplace(scale).sample(None, rng))
+        released = add_noise(
+            value, Laplace(1.0), grid=self.grid, rng=rng, sensitivity=scale, numerics=self.numerics
+        )
         return self._make_release(
-            value + noise,
-            sampler=Laplace.sampler,
+            float(released),
+            sampler=sampler_label(self.numerics),
             details={
                 "sensitivity_bound": g,  # ε₁-DP: part of the output the theorem covers
                 "epsilon_1": self.epsilon_1,
@@ -168,7 +197,7 @@ class BoundedLocalSensitivity(Mechanism):
 
 
 def bounded_local_sensitivity(
-    value: float,
+    value: float | Fraction,
     sensitivity_bound: Callable[[np.random.Generator], float],
     *,
     epsilon_1: float,
@@ -179,6 +208,9 @@ def bounded_local_sensitivity(
     accountant: Accountant | None = None,
     label: str = "statistic",
     bound_source: str = "",
+    magnitude: float = 1.0,
+    default: float = 0.0,
+    numerics: str = "exact",
 ) -> Release:
     """Release ``value`` + Lap(g/ε₂) with g = ``sensitivity_bound(rng)``: (ε₁ + ε₂, δ)-DP under
     ``neighbours`` (a thin wrapper over :class:`BoundedLocalSensitivity`).
@@ -186,11 +218,11 @@ def bounded_local_sensitivity(
     Parameters
     ----------
     value
-        f(x), the exact statistic.
+        f(x), the exact statistic (a float, or a ``Fraction`` for an exact rational).
     sensitivity_bound
         Draws g ≥ 0 from a randomized function of the data that **must** be ε₁-DP and satisfy
         Pr[g ≥ LS_f(x)] ≥ 1 − δ for every data set x (build it from :func:`private_count_interval`).
-    epsilon_1, epsilon_2, delta, neighbours, label, bound_source
+    epsilon_1, epsilon_2, delta, neighbours, label, bound_source, magnitude, default, numerics
         As for :class:`BoundedLocalSensitivity`.
     rng, accountant
         The generator, and an accountant charged before g and the noise are drawn.
@@ -211,5 +243,9 @@ def bounded_local_sensitivity(
         neighbours=neighbours,
         label=label,
         bound_source=bound_source,
+        magnitude=magnitude,
+        default=default,
+        numerics=numerics,
     )
-    return mech.release(float(value), accountant=accountant, rng=rng)
+    exact = value if isinstance(value, Fraction) else float(value)
+    return mech.release(exact, accountant=accountant, rng=rng)

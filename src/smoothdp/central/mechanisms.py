@@ -15,6 +15,12 @@ neighbour relation (``"substitution"`` for the median, quantiles, trimmed mean, 
 
 Proof of the mechanism: docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism.
 
+The release is exact (docs/theory/floating-point.md#the-exact-release-path): the value is
+``grid.round(f(x) + S_β(x)·Z)`` computed by :func:`smoothdp.exact.add_noise` from the statistic's exact
+value (:meth:`~smoothdp.central.statistics.Statistic.exact_value`), on the public grid
+``OutputGrid.for_bounds(lower, upper)`` of the statistic's bounds; ``numerics="float"`` keeps the float
+fast path, whose guarantee assumes idealized arithmetic (``Release.sampler`` says which).
+
 What is private: ``Release.value`` only. The smooth sensitivity, and with it the noise scale and standard
 deviation, are functions of the data that the guarantee does **not** cover (for the add/remove mean,
 S = (u−l)/n gives n away); they are kept in ``Release.not_private`` for the data holder.
@@ -34,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp import calibration as _calibration
 from smoothdp.calibration import Calibration
 from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
@@ -60,6 +67,9 @@ class SmoothSensitivityMechanism(Mechanism):
         The smoothness β; ``None`` lets the calibration choose (data-independent default).
     noise
         ``"polyplace"`` (pure DP, default), ``"student_t"``, ``"cauchy"`` or ``"laplace"`` ((ε, δ)).
+    numerics
+        ``"exact"`` (default): the released float is exactly ``grid.round(f(x) + S_β(x)·Z)`` for the exact
+        statistic and the public grid of the bounds. ``"float"``: the float fast path (not hardened).
     **noise_options
         The noise family's own keywords (``df``, ``constants`` for Student's T; ``gamma``, ``constants``
         for the generalized Cauchy; none for PolyPlace and Laplace). Any other keyword is a
@@ -68,7 +78,7 @@ class SmoothSensitivityMechanism(Mechanism):
     Notes
     -----
     Release: f(x) + S_β(x)·Z with (β, Z) from ``calibrate(noise, epsilon=…, delta=…, beta=…, model="dp")``
-    and S_β from ``statistic.smooth_sensitivity(x, β)``.
+    and S_β from ``statistic.smooth_sensitivity(x, β)``, rounded onto the public grid.
     """
 
     name = "smooth sensitivity"
@@ -86,22 +96,26 @@ class SmoothSensitivityMechanism(Mechanism):
         delta: float = 0.0,
         beta: float | None = None,
         noise: str = _calibration.DEFAULT_NOISE,
+        numerics: str = "exact",
         **noise_options: Any,
     ) -> None:
         _calibration.check_noise_options(noise, noise_options, delta=delta)
         cal = _calibration.calibrate(
             noise, epsilon=epsilon, delta=delta, beta=beta, model="dp", **noise_options
         )
-        self._setup(statistic, cal)
+        self._setup(statistic, cal, numerics)
 
     @classmethod
-    def from_calibration(cls, statistic: Statistic, calibration: Calibration) -> SmoothSensitivityMechanism:
+    def from_calibration(
+        cls, statistic: Statistic, calibration: Calibration, *, numerics: str = "exact"
+    ) -> SmoothSensitivityMechanism:
         """Build the mechanism from a ready :class:`~smoothdp.calibration.Calibration` (model ``"dp"``)."""
         mech = cls.__new__(cls)
-        mech._setup(statistic, calibration)
+        mech._setup(statistic, calibration, numerics)
         return mech
 
-    def _setup(self, statistic: Statistic, cal: Calibration) -> None:
+    def _setup(self, statistic: Statistic, cal: Calibration, numerics: str) -> None:
+        self.numerics = check_numerics(numerics)
         if not isinstance(statistic, Statistic):
             raise TypeError(f"statistic must be a smoothdp.central Statistic; got {type(statistic).__name__}")
         if cal.model != "dp":
@@ -112,6 +126,7 @@ class SmoothSensitivityMechanism(Mechanism):
                 f"got {cal.growth!r}"
             )
         self.statistic = statistic
+        self.grid = OutputGrid.for_bounds(statistic.lower, statistic.upper)  # public: bounds only
         self.calibration = cal
         self.guarantee = dataclasses.replace(cal.guarantee, neighbours=statistic.neighbours)
         self.source = f"{cal.source}; smooth sensitivity: {statistic.source}"
@@ -134,7 +149,8 @@ class SmoothSensitivityMechanism(Mechanism):
     ) -> NDArray[np.float64]:
         """``size`` independent outputs of the mechanism on x (one sort, one S_β, vectorized noise).
 
-        For simulations and statistical tests: no accountant is charged.
+        For simulations and statistical tests: no accountant is charged, and the outputs take the fast
+        float path (f(x) + S·Z in floats, not rounded onto the grid, not hardened).
         """
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
@@ -148,13 +164,20 @@ class SmoothSensitivityMechanism(Mechanism):
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         cal = self.calibration
         s = self.statistic.smooth_sensitivity(prepared, cal.beta)
-        z = float(np.asarray(cal.noise.sample(None, rng)))
+        value = add_noise(
+            self.statistic.exact_value(prepared),
+            cal.noise,
+            grid=self.grid,
+            rng=rng,
+            sensitivity=s,
+            numerics=self.numerics,
+        )
         std = s * cal.std_per_unit
         return self._make_release(
-            self.statistic.value(prepared) + s * z,
+            float(value),
             mechanism=f"smooth sensitivity ({cal.family})",
             beta=cal.beta,
-            sampler=cal.noise.sampler,
+            sampler=sampler_label(self.numerics),
             details={
                 "noise_family": cal.family,
                 "bounds": self.statistic.bounds,

@@ -19,8 +19,15 @@ Corrections to the textbook version in Near & Abuah, *Programming Differential P
 is ε₁ + ε₂ (the book says ε for ε + ε), and the book's threshold ln(2/δ)/(2ε) gives δ' = ½√(δ/2) instead of
 δ (1.1e−5 for δ = 1e−9).
 
-What is public: the value (or the refusal), and the noisy distance D(x) + Lap(1/ε₁) (the ε₁-DP output of
-the test). The true distance D(x) is not private; it stays in ``Release.not_private.extra``.
+What is public: the value (or the refusal), and the noisy distance D̃ (the ε₁-DP output of the test).
+The true distance D(x) is not private; it stays in ``Release.not_private.extra``.
+
+Exact release (docs/theory/floating-point.md#the-exact-release-path): both outputs go through
+:func:`smoothdp.exact.add_noise`. The noisy distance is D̃ = R₁(min(D, C) + Lap(1/ε₁)) with the public cap
+C = ⌈T⌉ + ⌈64/ε₁⌉ (min with a constant keeps sensitivity 1, and C ≥ 1 keeps min(D, C) = 0 exactly when
+D = 0, so the proof is unchanged; D = ∞ becomes C, which passes with probability 1 − e^{−64}/2) on the
+public grid R₁ of magnitude C; the value is R₂(f(x) + Lap(b/ε₂)) for the exact statistic on the grid of the
+statistic's bounds. Both roundings are post-processing. ``numerics="float"`` keeps the float fast path.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.privacy import ApproxDP
@@ -93,6 +101,9 @@ class ProposeTestRelease(Mechanism):
         δ ∈ (0, ½): the probability of releasing with too little noise.
     test_fraction
         The share of ε spent on the test (default ½).
+    numerics
+        ``"exact"`` (default): both outputs rounded exactly onto public grids (module docstring);
+        ``"float"``: the float fast path (not hardened).
     """
 
     name = "propose-test-release"
@@ -107,7 +118,9 @@ class ProposeTestRelease(Mechanism):
         epsilon: float,
         delta: float,
         test_fraction: float = 0.5,
+        numerics: str = "exact",
     ) -> None:
+        self.numerics = check_numerics(numerics)
         if not isinstance(statistic, Statistic):
             raise TypeError(f"statistic must be a smoothdp.central Statistic; got {type(statistic).__name__}")
         self.statistic = statistic
@@ -118,6 +131,10 @@ class ProposeTestRelease(Mechanism):
         self.epsilon_test = frac * self.epsilon
         self.epsilon_release = self.epsilon - self.epsilon_test
         self.threshold = math.log(1.0 / (2.0 * self.delta)) / self.epsilon_test
+        #: Public cap C on the distance (module docstring) and the public grids of the two outputs.
+        self.distance_cap = float(max(1, math.ceil(self.threshold)) + math.ceil(64.0 / self.epsilon_test))
+        self.distance_grid = OutputGrid.for_magnitude(self.distance_cap)
+        self.grid = OutputGrid.for_bounds(statistic.lower, statistic.upper)
         self.guarantee = ApproxDP(self.epsilon, self.delta, neighbours=statistic.neighbours)
         self.source = f"{SOURCE}; sensitivity: {statistic.source}"
 
@@ -128,11 +145,24 @@ class ProposeTestRelease(Mechanism):
     def _noisy_distance(
         self, distance: float, size: int | None, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """D + Lap(1/ε₁) (a test's broken twin overrides this)."""
-        return np.asarray(distance + Laplace(1.0 / self.epsilon_test).sample(size, rng), dtype=np.float64)
+        """R₁(min(D, C) + Lap(1/ε₁)) (a test's broken twin overrides this)."""
+        return np.asarray(
+            add_noise(
+                min(distance, self.distance_cap),
+                Laplace(1.0 / self.epsilon_test),
+                grid=self.distance_grid,
+                rng=rng,
+                size=size,
+                numerics=self.numerics,
+            ),
+            dtype=np.float64,
+        )
 
     def sample(self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN (no accountant)."""
+        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN (no accountant).
+
+        A simulation helper: the value takes the fast float path (f(x) + Lap in floats, not rounded).
+        """
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
         gen = resolve_rng(rng)
@@ -147,6 +177,7 @@ class ProposeTestRelease(Mechanism):
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         distance = distance_to_instability(self.statistic, prepared, self.bound)
         noisy = float(self._noisy_distance(distance, None, rng))
+        sampler = sampler_label(self.numerics)
         details = {
             "epsilon_test": self.epsilon_test,
             "epsilon_release": self.epsilon_release,
@@ -164,13 +195,17 @@ class ProposeTestRelease(Mechanism):
                 None,
                 refused=True,
                 reason=reason,
+                sampler=sampler,
                 details=details,
                 not_private=NotPrivate(extra={"distance_to_instability": distance}),
             )
         noise = Laplace(self.bound / self.epsilon_release)
+        value = add_noise(
+            self.statistic.exact_value(prepared), noise, grid=self.grid, rng=rng, numerics=self.numerics
+        )
         return self._make_release(
-            self.statistic.value(prepared) + float(noise.sample(None, rng)),
-            sampler=noise.sampler,
+            float(value),
+            sampler=sampler,
             details=details,
             not_private=NotPrivate(
                 noise_scale=noise.scale,
@@ -188,6 +223,7 @@ def propose_test_release(
     epsilon: float,
     delta: float,
     test_fraction: float = 0.5,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Release:
@@ -198,6 +234,11 @@ def propose_test_release(
     spent (and ``accountant`` charged) either way.
     """
     mech = ProposeTestRelease(
-        statistic, proposed_bound=proposed_bound, epsilon=epsilon, delta=delta, test_fraction=test_fraction
+        statistic,
+        proposed_bound=proposed_bound,
+        epsilon=epsilon,
+        delta=delta,
+        test_fraction=test_fraction,
+        numerics=numerics,
     )
     return mech.release(x, accountant=accountant, rng=rng)

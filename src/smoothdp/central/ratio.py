@@ -29,11 +29,18 @@ Methods (each a :class:`PrivateRatio` configuration, with its guarantee and neig
     Kulesza, Suresh & Wang, ICML 2024, Algorithm 3: ã = a + Lap(s), z̃ = (b − a) + Lap(s), release
     ã/(ã + z̃). Under add/remove the pair (a, b − a) moves by one unit in one coordinate, so s = 1/ε is pure
     ε-DP; under substitution it moves by (1, −1), so s = 2/ε.
+
+Exact release (docs/theory/floating-point.md#the-exact-release-path): every noisy count is the exact
+rounding, onto a public grid, of the integer count plus its noise (:func:`smoothdp.exact.add_noise`), and
+the ratio of two noisy counts is post-processing; the bounded-local-sensitivity value is the exact
+rounding of a/b (an exact rational) + (g/ε₂)·Z on the public grid of [0, 1]. ``numerics="float"`` keeps the
+float fast path.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -42,6 +49,7 @@ from numpy.typing import NDArray
 from smoothdp.accounting import Accountant
 from smoothdp.central.bounded_ls import SOURCE as BOUNDED_LS_SOURCE
 from smoothdp.central.bounded_ls import count_interval_halfwidth
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, Laplace
 from smoothdp.privacy import ApproxDP, PrivacyGuarantee, PureDP, check_neighbours
@@ -53,6 +61,9 @@ from smoothdp.validation import check_delta, check_epsilon, check_in_range, chec
 __all__ = ["METHODS", "PrivateRatio", "private_ratio", "ratio_local_sensitivity", "ratio_sensitivity_bound"]
 
 METHODS = ("naive", "bounded_local_sensitivity", "ksw")
+#: Public grids: noisy counts (fixed-point below 2, 36 significant bits above) and ratios in [0, 1].
+_COUNT_GRID = OutputGrid.for_magnitude(1.0)
+_RATIO_GRID = OutputGrid.for_bounds(0.0, 1.0)
 #: The neighbour relations each method is proved for.
 METHOD_NEIGHBOURS = {
     "naive": ("add_remove", "substitution"),
@@ -109,7 +120,8 @@ def _check_counts(a: int, b: int) -> tuple[int, int]:
     a = check_int("a", a, minimum=0)
     b = check_int("b", b, minimum=0)
     if a > b:
-        raise ValueError(f"a must satisfy 0 ≤ a ≤ b (a counts a subset of the b people); got a={a}, b={b}")
+        # No values in the message: the counts are the data.
+        raise ValueError("a must satisfy 0 ≤ a ≤ b (a counts a subset of the b people)")
     return a, b
 
 
@@ -135,6 +147,9 @@ class PrivateRatio(Mechanism):
         (default 0.1, the paper's). Any other method refuses it (``TypeError``).
     neighbours
         ``"add_remove"`` (default) or ``"substitution"``.
+    numerics
+        ``"exact"`` (default): noisy counts and values rounded exactly onto public grids; ``"float"``:
+        the float fast path (not hardened).
     """
 
     name = "private ratio"
@@ -152,7 +167,9 @@ class PrivateRatio(Mechanism):
         delta: float = 0.0,
         epsilon_1_fraction: float | None = None,
         neighbours: str = "add_remove",
+        numerics: str = "exact",
     ) -> None:
+        self.numerics = check_numerics(numerics)
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}; got {method!r}")
         relation = check_neighbours(neighbours, allowed=("add_remove", "substitution"))
@@ -185,7 +202,7 @@ class PrivateRatio(Mechanism):
                 raise TypeError(
                     f"method={method!r} does not take 'epsilon_1_fraction' (only "
                     "method='bounded_local_sensitivity' does); valid keywords: epsilon, method, delta, "
-                    "neighbours"
+                    "neighbours, numerics"
                 )
             if self.delta != 0.0:
                 raise ValueError(f"delta must be 0 for the pure-DP method {method!r}; got {delta!r}")
@@ -197,15 +214,22 @@ class PrivateRatio(Mechanism):
         return "ratio a/b"
 
     # -- vectorized draws ----------------------------------------------------------------------------
+    def _count(self, count: int, noise: Laplace, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        """n noisy copies of an integer count, exactly rounded onto the public count grid."""
+        draws = add_noise(float(count), noise, grid=_COUNT_GRID, rng=rng, size=n, numerics=self.numerics)
+        return np.asarray(draws, dtype=np.float64)
+
     def _naive(self, a: int, b: int, eps: float, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
         lap = Laplace(2.0 / eps)
-        return np.asarray((a + lap.sample(n, rng)) / (b + lap.sample(n, rng)), dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):  # post-processing of two noisy counts
+            return np.asarray(self._count(a, lap, n, rng) / self._count(b, lap, n, rng), dtype=np.float64)
 
     def _ksw(self, a: int, b: int, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
         lap = Laplace(self._ksw_scale())
-        ones = a + lap.sample(n, rng)
-        zeros = (b - a) + lap.sample(n, rng)
-        return np.asarray(ones / (ones + zeros), dtype=np.float64)
+        ones = self._count(a, lap, n, rng)
+        zeros = self._count(b - a, lap, n, rng)
+        with np.errstate(divide="ignore", invalid="ignore"):  # post-processing of two noisy counts
+            return np.asarray(ones / (ones + zeros), dtype=np.float64)
 
     def _bounded(
         self, a: int, b: int, n: int, rng: np.random.Generator
@@ -221,8 +245,20 @@ class PrivateRatio(Mechanism):
         g[usable] = ratio_sensitivity_bound(
             noisy_a[usable] - t, noisy_a[usable] + t, b_low[usable], noisy_b[usable] + t
         )
-        ratio = a / b if b > 0 else 0.0
-        out = ratio + np.where(usable, g, 0.0) / self.epsilon_2 * Laplace(1.0).sample(n, rng)
+        ratio = Fraction(a, b) if b > 0 else Fraction(0)  # exact
+        scale = np.where(usable, g, 0.0) / self.epsilon_2
+        out = np.array(
+            add_noise(
+                ratio,
+                Laplace(1.0),
+                grid=_RATIO_GRID,
+                rng=rng,
+                sensitivity=scale,
+                numerics=self.numerics,
+            ),
+            dtype=np.float64,
+            ndmin=1,
+        )
         fallback = ~usable
         if np.any(fallback):
             out[fallback] = self._naive(a, b, self.epsilon_2, int(fallback.sum()), rng)
@@ -258,7 +294,7 @@ class PrivateRatio(Mechanism):
         try:
             a, b = data
         except (TypeError, ValueError) as err:
-            raise TypeError(f"a ratio release takes the counts (a, b); got {data!r}") from err
+            raise TypeError(f"a ratio release takes the counts (a, b); got {type(data).__name__}") from err
         return _check_counts(a, b)
 
     def _release(self, prepared: tuple[int, int], rng: np.random.Generator) -> Release:
@@ -289,7 +325,7 @@ class PrivateRatio(Mechanism):
         return self._make_release(
             value,
             mechanism=mech,
-            sampler=Laplace.sampler,
+            sampler=sampler_label(self.numerics),
             details=details,
             not_private=NotPrivate(noise_scale=scale, noise_std=std),
         )
@@ -304,6 +340,7 @@ def private_ratio(
     delta: float = 0.0,
     epsilon_1_fraction: float | None = None,
     neighbours: str = "add_remove",
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
 ) -> Release:
@@ -315,5 +352,6 @@ def private_ratio(
         delta=delta,
         epsilon_1_fraction=epsilon_1_fraction,
         neighbours=neighbours,
+        numerics=numerics,
     )
     return mech.release((a, b), accountant=accountant, rng=rng)

@@ -13,10 +13,14 @@ one of two partitions:
   (docs/theory/central-frameworks.md#balanced-partition). It avoids empty blocks when n is close to k (with
   independent labels a block is empty with probability (1 − 1/k)^n ≈ e^{−n/k}).
 
-Then compute z_i = f(block_i), clip it to public bounds [l, u], and aggregate privately:
+Then compute z_i = f(block_i), replace it by the public default (l + u)/2 when it is not finite (NaN, ±inf:
+f may return them on some blocks; no exception, no count), clip it to public bounds [l, u], and aggregate
+privately:
 
 * ``aggregator="mean"``: (1/k) Σ z_i + Lap((u − l)/(kε)). Pure ε-DP: one record is in one block, so the
-  clipped average moves by at most (u − l)/k.
+  clipped average moves by at most (u − l)/k. The average is exact (a rational, from
+  :func:`~smoothdp.central.statistics.exact_sum`) and the release is its exact rounding onto the public grid
+  of [l, u] (:func:`smoothdp.exact.add_noise`; docs/theory/floating-point.md#the-exact-release-path).
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
   :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
 
@@ -28,7 +32,10 @@ can lose ≈ 2ε − ln 3 > ε (the counterexample is kept in
 ``tests/central/test_sample_aggregate_neighbours.py``).
 Independent: couple the labels record by record; the added, removed or substituted record moves only its
 own block. Chunking by row position (as the book's code does) would, under add/remove, shift every later
-chunk. Empty blocks output the midpoint (l + u)/2 without calling f.
+chunk. Empty blocks output the midpoint (l + u)/2 without calling f. The records themselves are passed to
+f as they are (NaN and ±inf included: no record is refused; ``func="mean"`` then gives a non-finite block
+mean, replaced by the midpoint), and empty data is allowed (every block outputs the midpoint). An
+exception raised by a user's f propagates: f must be total on every block (wrap it if it may raise).
 
 **The neighbour relation of the guarantee.** A guarantee records one relation. The independent partition
 satisfies the same ε under both; it states ``"add_remove"`` by default (it does not need n public), and
@@ -51,13 +58,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.statistics import Median
+from smoothdp.central.statistics import Median, exact_sum
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
 from smoothdp.privacy import Guarantee, PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
-from smoothdp.validation import check_bounds, check_data, check_epsilon, check_int
+from smoothdp.validation import check_bounds, check_epsilon, check_int, to_float_array
 
 __all__ = ["SampleAndAggregate", "block_starts", "random_blocks", "sample_and_aggregate"]
 
@@ -126,6 +134,9 @@ class SampleAndAggregate(Mechanism):
     neighbours
         The relation the guarantee is stated under (``None``: ``"add_remove"`` for the independent
         partition, ``"substitution"`` for the balanced one).
+    numerics
+        ``"exact"`` (default): the release is exactly rounded onto the public grid of ``bounds``;
+        ``"float"``: the float fast path (not hardened).
     **median_options
         For ``aggregator="median"`` only: ``noise``, ``delta``, ``beta`` and the noise family's keywords,
         passed to :class:`SmoothSensitivityMechanism`. The mean aggregator takes none (a ``TypeError``).
@@ -145,8 +156,10 @@ class SampleAndAggregate(Mechanism):
         aggregator: str = "mean",
         partition: str = "independent",
         neighbours: str | None = None,
+        numerics: str = "exact",
         **median_options: Any,
     ) -> None:
+        self.numerics = check_numerics(numerics)
         if not (callable(func) or func == "mean"):
             raise TypeError(f"func must be a callable of one block or 'mean'; got {func!r}")
         if aggregator not in AGGREGATORS:
@@ -167,10 +180,13 @@ class SampleAndAggregate(Mechanism):
         self.lower, self.upper = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.aggregator = aggregator
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # public: bounds only
         if aggregator == "median":
             check_options(median_options, MEDIAN_OPTIONS, what="aggregator='median'")
             median = Median(bounds=(self.lower, self.upper), clip=True)
-            self._median = SmoothSensitivityMechanism(median, epsilon=self.epsilon, **median_options)
+            self._median = SmoothSensitivityMechanism(
+                median, epsilon=self.epsilon, numerics=self.numerics, **median_options
+            )
             base: Guarantee = self._median.calibration.guarantee
             self.source = (
                 "Sample-and-aggregate, Nissim, Raskhodnikova & Smith, STOC 2007, §4; aggregator: "
@@ -212,8 +228,9 @@ class SampleAndAggregate(Mechanism):
             # One uniformly random permutation per repetition; block i is positions starts[i]:ends[i].
             orders = rng.permuted(np.broadcast_to(np.arange(n), (r1 - r0, n)), axis=1)
             if self.func == "mean":
-                sums = np.add.reduceat(data[orders], starts[full], axis=1)
-                out[r0:r1, full] = sums / (ends - starts)[full]
+                with np.errstate(invalid="ignore", over="ignore"):  # non-finite: replaced below
+                    sums = np.add.reduceat(data[orders], starts[full], axis=1)
+                    out[r0:r1, full] = sums / (ends - starts)[full]
                 continue
             for r, order in enumerate(orders, start=r0):
                 shuffled = data[order]
@@ -227,7 +244,7 @@ class SampleAndAggregate(Mechanism):
         The ``"independent"`` partition draws the labels i.i.d. uniform; tests enumerate them. Block i holds
         the records labelled i, in their original order; an empty block outputs the midpoint.
         """
-        x = check_data(data, "data", ndim=(1, 2))
+        x = to_float_array(data, "data", ndim=(1, 2))
         lab = np.atleast_2d(np.asarray(labels, dtype=np.int64))
         k = self.n_blocks
         if lab.shape[1] != x.shape[0] or np.any((lab < 0) | (lab >= k)):
@@ -241,9 +258,10 @@ class SampleAndAggregate(Mechanism):
         flat = (lab + k * np.arange(reps)[:, None]).ravel()  # one bin per (repetition, block)
         counts = np.bincount(flat, minlength=reps * k).reshape(reps, k)
         if self.func == "mean":
-            sums = np.bincount(flat, weights=np.broadcast_to(x, lab.shape).ravel(), minlength=reps * k)
-            full = counts > 0
-            out[full] = sums.reshape(reps, k)[full] / counts[full]
+            with np.errstate(invalid="ignore", over="ignore"):  # non-finite block means: replaced below
+                sums = np.bincount(flat, weights=np.broadcast_to(x, lab.shape).ravel(), minlength=reps * k)
+                full = counts > 0
+                out[full] = sums.reshape(reps, k)[full] / counts[full]
         else:
             for r in range(reps):  # a loop over repetitions and blocks, not over records
                 for i in np.flatnonzero(counts[r]):
@@ -257,13 +275,14 @@ class SampleAndAggregate(Mechanism):
         return float(func(block))
 
     def _checked_clip(self, out: NDArray[np.float64]) -> NDArray[np.float64]:
-        if np.any(np.isnan(out)):
-            raise ValueError("func returned NaN on a block; it must return a real number on every block")
-        return np.clip(out, self.lower, self.upper)
+        """Non-finite block outputs → the public default (midpoint), then clip into [l, u]."""
+        out = np.where(np.isfinite(out), out, 0.5 * self.lower + 0.5 * self.upper)
+        clipped: NDArray[np.float64] = np.clip(out, self.lower, self.upper)
+        return clipped
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
         """``size`` independent outputs on x, each with its own random partition (vectorized; no
-        accountant)."""
+        accountant). A simulation helper: the aggregate takes the fast float path (not rounded)."""
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
         gen = resolve_rng(rng)
@@ -280,7 +299,7 @@ class SampleAndAggregate(Mechanism):
         return values[which] + scales[which] * noise
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
-        x = check_data(data, "x", ndim=(1, 2))
+        x = to_float_array(data, "x", ndim=(1, 2))  # every record kept, NaN/±inf too (module docstring)
         if self.func == "mean" and x.ndim != 1:
             raise ValueError("func='mean' needs 1-D data; pass a callable for rows of a 2-D array")
         return x
@@ -293,6 +312,7 @@ class SampleAndAggregate(Mechanism):
             "bounds": (self.lower, self.upper),
             "aggregator": self.aggregator,
         }
+        sampler = sampler_label(self.numerics)
         if self.aggregator == "median":
             inner = self._median._release(self._median._prepare(z), rng)
             family = inner.details["noise_family"]
@@ -300,14 +320,17 @@ class SampleAndAggregate(Mechanism):
                 inner.value,
                 mechanism=f"sample-and-aggregate, smooth-sensitivity median ({family})",
                 beta=inner.beta,
-                sampler=inner.sampler,
+                sampler=sampler,
                 details={**details, "noise_family": family},
                 not_private=inner.not_private,
             )
+        value = add_noise(
+            exact_sum(z) / self.n_blocks, self._noise, grid=self.grid, rng=rng, numerics=self.numerics
+        )
         return self._make_release(
-            float(np.mean(z)) + float(self._noise.sample(None, rng)),
+            float(value),
             mechanism="sample-and-aggregate, Laplace on the clipped block mean",
-            sampler=self._noise.sampler,
+            sampler=sampler,
             details=details,
             not_private=NotPrivate(noise_scale=self._noise.scale, noise_std=self._noise.std()),
         )
@@ -323,6 +346,7 @@ def sample_and_aggregate(
     aggregator: str = "mean",
     partition: str = "independent",
     neighbours: str | None = None,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     **median_options: Any,
@@ -337,6 +361,7 @@ def sample_and_aggregate(
         aggregator=aggregator,
         partition=partition,
         neighbours=neighbours,
+        numerics=numerics,
         **median_options,
     )
     return mech.release(x, accountant=accountant, rng=rng)

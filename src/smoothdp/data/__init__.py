@@ -22,14 +22,13 @@ The US presidential election data of Liu, Wang & Xia, TMLR 2023 (``docs/referenc
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
 from importlib import resources
 from os import PathLike
 
 import numpy as np
 from numpy.typing import NDArray
+
+from smoothdp.data.csv_reader import is_numeric, parse_numbers, read_csv
 
 __all__ = ["DATASETS", "load_adult_ages", "load_ca_incomes", "load_csv", "load_nyc_collisions"]
 
@@ -44,27 +43,26 @@ DATASETS: dict[str, str] = {
 def load_csv(name: str, path: str | PathLike[str] | None = None) -> dict[str, NDArray]:
     """Load a shipped data set (or the user's own CSV at ``path``) as a dict of column arrays.
 
-    Numeric columns become float arrays; the others stay as arrays of strings.
+    Read by :func:`smoothdp.data.csv_reader.read_csv`, the parser the command line uses too: blank lines
+    are skipped, every other line is a record. A column whose non-missing cells all parse as numbers
+    becomes a float array (missing cells NaN); the others stay as arrays of strings.
     """
     if path is None:
         if name not in DATASETS:
             raise ValueError(f"name must be one of {sorted(DATASETS)}; got {name!r}")
-        raw = resources.files(__package__).joinpath(f"{name}.csv.gz").read_bytes()
-        text = gzip.decompress(raw).decode("utf-8")
+        with resources.as_file(resources.files(__package__).joinpath(f"{name}.csv.gz")) as shipped:
+            header, cells = read_csv(shipped, name=f"data set {name!r}")
     else:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    rows = list(csv.reader(io.StringIO(text)))
-    if len(rows) < 2:
+        header, cells = read_csv(path, name=f"data set {name!r}")
+    if not header or not cells[header[0]]:
         raise ValueError(f"data set {name!r} has no rows")
-    header, body = rows[0], rows[1:]
     columns: dict[str, NDArray] = {}
-    for j, column in enumerate(header):
-        values = [row[j] for row in body]
-        try:
-            columns[column] = np.array([float(v) if v != "" else np.nan for v in values])
+    for column in header:
+        values = cells[column]
+        try:  # fast path: every cell a number
+            columns[column] = np.asarray(values, dtype=str).astype(np.float64)
         except ValueError:
-            columns[column] = np.array(values)
+            columns[column] = parse_numbers(values) if is_numeric(values) else np.array(values)
     return columns
 
 

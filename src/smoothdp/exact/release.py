@@ -1,21 +1,27 @@
 """The one release path: ``add_noise`` and ``uniform_on_grid`` (see :mod:`smoothdp.exact`).
 
-INTERFACE FIRST: the signatures and contracts below are fixed; the hardened implementation (lazy
-uniform bits, ball-arithmetic inversion, float fast path with certified error, exact refinement) is
-being filled in. Until then the "exact" path falls back to the float computation rounded onto the grid.
+``numerics="exact"`` returns exactly R(c + S·Z) on the public grid: the noise Z is a fixed map of
+uniforms known bit by bit (:mod:`smoothdp.exact.laws`), a certified float enclosure decides almost every
+element, and python-flint ``arb`` with more bits decides the rest (:mod:`smoothdp.exact._core`). Proof
+that this is post-processing of the ideal mechanism: docs/theory/floating-point.md#the-exact-release-path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import math
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from flint import arb, ctx, fmpq
+
+from smoothdp.exact import _core
 from smoothdp.exact.grid import OutputGrid
+from smoothdp.exact.laws import UniformLaw
 
 __all__ = [
     "FLOAT_SAMPLER_LABEL",
@@ -58,8 +64,11 @@ class Enclosure:
 
     ``refine(i, precision_bits)``, when given, returns an exact or tighter enclosure of element i
     (a ``Fraction``, or a python-flint ``arb`` ball) used only when the fast path cannot decide the
-    rounding. Without ``refine``, an undecided element is decided at the enclosure's midpoint — which
-    is only sound if the caller documents the statistic as that float (e.g. a user-supplied function).
+    rounding; i is the flat (C-order) index into the broadcast of ``lower`` and ``upper`` (for planar
+    noise, including the last axis of length 2). The enclosures must shrink to the exact value as
+    ``precision_bits`` grows. Without ``refine``, an undecided element is decided at the enclosure's
+    midpoint — which is only sound if the caller documents the statistic as that midpoint (e.g. a
+    user-supplied function's float output).
     """
 
     lower: NDArray[np.float64]
@@ -85,8 +94,9 @@ def add_noise(
     Parameters
     ----------
     center
-        The exact statistic: float(s), a ``Fraction``, or an :class:`Enclosure`. Arrays broadcast with
-        ``sensitivity``; for planar noise the last axis has length 2.
+        The exact statistic: float(s), a ``Fraction`` (or an object array of them), or an
+        :class:`Enclosure`. Arrays broadcast with ``sensitivity``; for planar noise the last axis has
+        length 2.
     noise
         A :class:`smoothdp.noise.NoiseDistribution` (its scale is part of Z).
     grid
@@ -94,29 +104,51 @@ def add_noise(
     rng
         A resolved generator (:func:`smoothdp.rng.resolve_rng`); uniform bits are drawn from it.
     sensitivity
-        S ≥ 0 (float or array, exact as given): the multiplier of Z.
+        S ≥ 0 (finite float or array, exact as given): the multiplier of Z. S = 0 releases R(c).
     size
-        Extra leading draws (``None``: the broadcast shape of center and sensitivity).
+        The draw shape, broadcast with the shapes of center (without its last axis for planar noise)
+        and sensitivity (``None``: their broadcast shape).
     numerics
         ``"exact"`` (default) or ``"float"`` (fast path: c + S·Z in floats, not rounded, not hardened).
 
     Returns
     -------
     float or ndarray
-        A float for a scalar release, an array otherwise.
+        A float for a scalar release, an array otherwise (shape + (2,) for planar noise). An ideal
+        output beyond the float range is released as ±inf (the grid's rounding of it).
     """
     check_numerics(numerics)
-    c = _center_float(center)
     s = np.asarray(sensitivity, dtype=np.float64)
-    shape = np.broadcast_shapes(np.shape(c), s.shape) if size is None else size
-    if getattr(noise, "dimension", 1) == 2 and size is None:
-        shape = np.shape(c)[:-1] or None
-    draws = noise.sample(shape if shape != () else None, rng)
-    if getattr(noise, "dimension", 1) == 2:
-        s = s[..., None] if s.ndim else s
-    y = c + s * np.asarray(draws, dtype=np.float64)
-    out = y if numerics == "float" else grid.round(y)
-    return float(out) if np.ndim(out) == 0 else out
+    if s.size and not bool(np.all(np.isfinite(s) & (s >= 0))):
+        raise ValueError("sensitivity must be finite and ≥ 0 (a caller bug, not a data condition)")
+    dim = int(getattr(noise, "dimension", 1))
+    if numerics == "float":
+        return _add_noise_float(center, noise, s, size, dim, rng)
+    law = noise._exact_law()
+    parsed = _parse_center(center)
+    c_shape = parsed.shape
+    if dim == 2 and (len(c_shape) == 0 or c_shape[-1] != 2):
+        raise ValueError(f"planar noise needs a center whose last axis has length 2; got shape {c_shape}")
+    base = c_shape[:-1] if dim == 2 else c_shape
+    shape = np.broadcast_shapes(base, s.shape, _as_shape(size))
+    n = math.prod(shape)
+    full = (*shape, dim)
+    index = np.broadcast_to(
+        np.arange(math.prod(c_shape)).reshape(c_shape if dim == 2 else (*c_shape, 1)), full
+    ).reshape(n, dim)
+    s_flat = np.broadcast_to(s, shape).reshape(n)
+    s2 = np.repeat(s_flat[:, None], dim, axis=1)
+    affine = _core.Affine(
+        c_lo=parsed.lo.reshape(-1)[index],
+        c_hi=parsed.hi.reshape(-1)[index],
+        s_lo=s2,
+        s_hi=s2,
+        c_arb=lambda i, j: parsed.arb(int(index[i, j])),
+        s_arb=lambda i: arb(float(s_flat[i])),
+    )
+    out = _core.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
+    res = out.reshape(full) if dim == 2 else out.reshape(shape)
+    return float(res) if res.ndim == 0 else res
 
 
 def uniform_on_grid(
@@ -127,14 +159,107 @@ def uniform_on_grid(
     rng: np.random.Generator,
     numerics: str = "exact",
 ) -> Any:
-    """Release ``grid.round(U)`` with U uniform on [lower, upper] (exact floats), exactly."""
+    """Release ``grid.round(U)`` with U uniform on [lower, upper] (exact floats, lower ≤ upper), exactly."""
     check_numerics(numerics)
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
-    u = rng.random(np.broadcast_shapes(lo.shape, hi.shape))
-    y = lo + u * (hi - lo)
-    out = y if numerics == "float" else grid.round(y)
-    return float(out) if np.ndim(out) == 0 else out
+    if not bool(np.all(np.isfinite(lo) & np.isfinite(hi) & (lo <= hi))):
+        raise ValueError("uniform_on_grid needs finite lower ≤ upper")
+    shape = np.broadcast_shapes(lo.shape, hi.shape)
+    if numerics == "float":
+        u = rng.random(shape)
+        y = lo + u * (hi - lo)
+        return float(y) if np.ndim(y) == 0 else y
+    n = math.prod(shape)
+    lo_f = np.broadcast_to(lo, shape).reshape(n, 1)
+    hi_f = np.broadcast_to(hi, shape).reshape(n, 1)
+    with np.errstate(all="ignore"):
+        d = hi_f - lo_f
+        d_lo = np.maximum(_core.lo(d, _core.BASIC_ERR), 0.0)
+        d_hi = _core.hi(d, _core.BASIC_ERR)
+    affine = _core.Affine(
+        c_lo=lo_f,
+        c_hi=lo_f,
+        s_lo=np.where(d == 0, 0.0, d_lo),
+        s_hi=np.where(d == 0, 0.0, d_hi),
+        c_arb=lambda i, j: arb(float(lo_f[i, 0])),
+        s_arb=lambda i: arb(float(hi_f[i, 0])) - arb(float(lo_f[i, 0])),
+    )
+    out = _core.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
+    res = out.reshape(shape)
+    return float(res) if res.ndim == 0 else res
+
+
+# -- helpers ------------------------------------------------------------------------------------------------
+def _as_shape(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
+    if size is None:
+        return ()
+    if isinstance(size, int | np.integer):
+        return (int(size),)
+    return tuple(int(k) for k in size)
+
+
+def _rounder(grid: OutputGrid) -> _core.GridRounder:
+    return _core.GridRounder(grid.exponent, grid.precision)
+
+
+@dataclass
+class _ParsedCenter:
+    shape: tuple[int, ...]
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]
+    arb: Callable[[int], Any]
+
+
+def _parse_center(center: Center) -> _ParsedCenter:
+    if isinstance(center, Enclosure):
+        c_lo, c_hi = np.broadcast_arrays(
+            np.asarray(center.lower, dtype=np.float64), np.asarray(center.upper, dtype=np.float64)
+        )
+        if not bool(np.all(c_lo <= c_hi)):
+            raise ValueError("Enclosure needs lower ≤ upper")
+        refine = center.refine
+        lo_flat = c_lo.reshape(-1)
+        hi_flat = c_hi.reshape(-1)
+
+        def enclosure_arb(i: int) -> Any:
+            if refine is None:
+                return (arb(float(lo_flat[i])) + arb(float(hi_flat[i]))) / 2
+            value = refine(i, ctx.prec)
+            if isinstance(value, Fraction):
+                return arb(fmpq(value.numerator, value.denominator))
+            return arb(value)
+
+        return _ParsedCenter(c_lo.shape, c_lo.copy(), c_hi.copy(), enclosure_arb)
+    if isinstance(center, Fraction):
+        f_lo, f_hi = _core.fraction_float_bounds(center)
+        q = fmpq(center.numerator, center.denominator)
+        return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: arb(q))
+    arr = np.asarray(center)
+    if arr.dtype == object:
+        items = [Fraction(x) for x in arr.reshape(-1)]
+        bounds = np.array([_core.fraction_float_bounds(x) for x in items], dtype=np.float64).reshape(-1, 2)
+        qs = [fmpq(x.numerator, x.denominator) for x in items]
+        return _ParsedCenter(
+            arr.shape, bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape), lambda i: arb(qs[i])
+        )
+    c = np.asarray(center, dtype=np.float64)
+    flat = c.reshape(-1)
+    return _ParsedCenter(c.shape, c, c, lambda i: arb(float(flat[i])))
+
+
+def _add_noise_float(
+    center: Center, noise: Any, s: NDArray[np.float64], size: Any, dim: int, rng: np.random.Generator
+) -> Any:
+    """The idealized-numerics path: c + S·Z in floats, not rounded (not hardened)."""
+    c = _center_float(center)
+    base = np.shape(c)[:-1] if dim == 2 else np.shape(c)
+    shape = np.broadcast_shapes(base, s.shape, _as_shape(size))
+    draws = np.asarray(noise.sample(shape if shape != () else None, rng, numerics="float"), dtype=np.float64)
+    if dim == 2:
+        s = s[..., None] if s.ndim else s
+    y = c + s * draws
+    return float(y) if np.ndim(y) == 0 else y
 
 
 def _center_float(center: Center) -> NDArray[np.float64] | float:
@@ -142,4 +267,7 @@ def _center_float(center: Center) -> NDArray[np.float64] | float:
         return 0.5 * (np.asarray(center.lower) + np.asarray(center.upper))
     if isinstance(center, Fraction):
         return float(center)
+    arr = np.asarray(center)
+    if arr.dtype == object:
+        return np.asarray([float(x) for x in arr.reshape(-1)], dtype=np.float64).reshape(arr.shape)
     return np.asarray(center, dtype=np.float64)

@@ -6,6 +6,13 @@ own point. Its ``guarantee`` is what **one user** spends on one call (one :meth:
 per-query guarantees composed (Q·ε, docs/theory/privacy-definitions.md#geo-privacy-composition); for a
 mechanism whose one report answers every query (noise a priori on the location), the per-query guarantee
 once (docs/theory/privacy-definitions.md#one-report-answers-every-query).
+
+Every report goes through the exact release path (:func:`smoothdp.exact.add_noise`): the released float is
+exactly the rounding, onto a public :class:`~smoothdp.exact.OutputGrid` (built from the query's value range
+or the noise scale, never from the data or S), of the ideal real-arithmetic report, so the guarantee holds
+for the floats released (post-processing; docs/geo.md, "Exact release path"). ``numerics="float"`` (a
+keyword-only constructor argument of every geo mechanism) keeps the old floating-point path, whose
+guarantee assumes idealized arithmetic; the Release's ``sampler`` says which path was used.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant, charge
+from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.geo._query import GeoQuery
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import Guarantee
@@ -129,6 +137,15 @@ class GeoMechanism(Mechanism):
     guarantee: Guarantee
     calibration: Any = None
     name = "geo mechanism"
+    #: ``"exact"`` (default: the exact release path) or ``"float"`` (idealized arithmetic).
+    numerics: str = "exact"
+    #: The public output grid of the reports (from the query's value range or the noise scale).
+    grid: OutputGrid
+
+    def _set_numerics(self, numerics: str, grid: OutputGrid) -> None:
+        """Fix the arithmetic mode and the public output grid (both data-independent)."""
+        self.numerics = check_numerics(numerics)
+        self.grid = grid
 
     def _set_guarantee(self, per_query: Guarantee, *, reports: int | None = None) -> None:
         """Fix the guarantees before any data is seen; ``reports`` per user (default: one per query)."""
@@ -183,16 +200,25 @@ class GeoMechanism(Mechanism):
             self._privatize(prepared, rng),
             details=self._public_details(),
             beta=self.calibration.beta if self.calibration is not None else None,
+            sampler=sampler_label(self.numerics),
         )
 
     def _public_details(self) -> dict[str, Any]:
-        """Data-independent facts about the release."""
+        """Data-independent facts about the release (how the query and its bound were evaluated)."""
         return {
             "query": self.query.name,
             "queries": self.n_queries,
             "per_query": str(self.per_query),
             "model": "local",
+            "numerics": self.numerics,
+            "output_grid": f"exponent {self.grid.exponent}, precision {self.grid.precision} bits",
+            "query_value": self.query.value_note,
+            **self._sensitivity_details(),
         }
+
+    def _sensitivity_details(self) -> dict[str, Any]:
+        """How the Lipschitz bound behind the noise was obtained (a HEURISTIC one is said so)."""
+        return {"sensitivity_bound": self.query.sensitivity_note}
 
     @abstractmethod
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:

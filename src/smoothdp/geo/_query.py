@@ -24,14 +24,34 @@ Definitions: Liang & Yi, CCS 2024 ("LY"), Definitions 7–9 (docs/theory/geo-pri
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.exact import Enclosure
 from smoothdp.sensitivity.growth import Growth, check_growth
 from smoothdp.validation import check_data, check_positive
 
-__all__ = ["GeoQuery", "as_parameter"]
+__all__ = ["UNIVERSE", "GeoQuery", "as_parameter", "point_array"]
+
+#: Half-width of the public data universe of a query without a declared domain: every coordinate is
+#: clipped to [−2^400, 2^400] (±inf included). Clipping onto a box is 1-Lipschitz in the Euclidean metric,
+#: so it keeps every geo-privacy guarantee; 2^400 (≈ 2.6e120) keeps squares and sums of squares finite.
+UNIVERSE = 2.0**400
+
+
+def point_array(x: ArrayLike, name: str, dimension: int) -> NDArray[np.float64]:
+    """Users' points as a float array of shape U (1-D) or U + (2,) (2-D), non-empty; NOT checked finite."""
+    try:
+        arr: NDArray[np.float64] = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    if dimension == 2 and (arr.ndim == 0 or arr.shape[-1] != 2):
+        raise ValueError(f"{name} must have shape (..., 2); got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must hold at least 1 point; got 0")
+    return arr
 
 
 def as_parameter(name: str, value: ArrayLike, *, positive: bool = False, point_dim: int = 0) -> NDArray:
@@ -80,11 +100,56 @@ class GeoQuery(ABC):
         return hi - lo
 
     # -- public, checked API -----------------------------------------------------------------------------
-    def check_points(self, x: ArrayLike, name: str = "x") -> NDArray[np.float64]:
-        """Validate users' points: finite, non-empty, shape U (1-D) or U + (2,) (2-D)."""
+    @property
+    def domain(self) -> NDArray[np.float64]:
+        """The public data universe as a box, shape (d, 2) of (lower, upper) per coordinate.
+
+        Default: [−2^400, 2^400] per coordinate (:data:`UNIVERSE`); :class:`~smoothdp.geo.LipschitzQuery`
+        declares its own box.
+        """
+        return np.tile(np.array([[-UNIVERSE, UNIVERSE]]), (self.dimension, 1))
+
+    @property
+    def default_point(self) -> NDArray[np.float64]:
+        """The public point imputed for a NaN coordinate (shape () in 1-D, (2,) in 2-D).
+
+        Default: the midpoint of the :attr:`domain`; the threshold, range and KDE queries use the middle
+        of their parameters (docs/geo.md, "Data policy").
+        """
+        box = self.domain
+        mid = 0.5 * box[:, 0] + 0.5 * box[:, 1]
+        return mid if self.dimension == 2 else mid[0]
+
+    def _middle_of(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Midpoint of [min, max] of a parameter over the grid (per coordinate in 2-D), inside the domain."""
         if self.dimension == 2:
-            return check_data(x, name, last_dim=2)
-        return check_data(x, name)
+            flat = values.reshape(-1, 2)
+            mid = 0.5 * flat.min(axis=0) + 0.5 * flat.max(axis=0)
+        else:
+            mid = np.asarray(0.5 * values.min() + 0.5 * values.max())
+        box = self.domain
+        return np.clip(mid, box[:, 0], box[:, 1]) if self.dimension == 2 else np.clip(mid, *box[0])
+
+    def check_points(self, x: ArrayLike, name: str = "x") -> NDArray[np.float64]:
+        """Users' points, shape U (1-D) or U + (2,) (2-D), with the data policy applied.
+
+        No exception depends on the data: a NaN coordinate is replaced by the same coordinate of the
+        public :attr:`default_point`, then every coordinate is clipped into the public :attr:`domain`
+        (±inf included). Only the shape is refused (a parameter error).
+        """
+        arr = point_array(x, name, self.dimension)
+        box = self.domain
+        lo, hi = (box[:, 0], box[:, 1]) if self.dimension == 2 else (box[0, 0], box[0, 1])
+        # One pass decides whether anything must change (NaN compares False); the result is the same
+        # function of the data either way.
+        if bool(np.all((arr >= lo) & (arr <= hi))):
+            return arr
+        arr = np.where(np.isnan(arr), self.default_point, arr)
+        return self._outside_domain(arr, lo, hi, name)
+
+    def _outside_domain(self, arr: NDArray[np.float64], lo: Any, hi: Any, name: str) -> NDArray[np.float64]:
+        """What to do with coordinates outside the domain: clip them (the default)."""
+        return np.clip(arr, lo, hi)
 
     def user_shape(self, x: NDArray[np.float64]) -> tuple[int, ...]:
         return x.shape[:-1] if self.dimension == 2 else x.shape
@@ -144,6 +209,49 @@ class GeoQuery(ABC):
     def _smooth_sensitivity(
         self, x: NDArray[np.float64], beta: float, growth: Growth
     ) -> NDArray[np.float64]: ...
+
+    # -- the exact release path ------------------------------------------------------------------------------
+    #: How the query value handed to :func:`smoothdp.exact.add_noise` relates to the exact f(x).
+    value_note: str = "the float value as computed is taken as the query (no error bound)"
+    #: How the pointwise Lipschitz bound and smooth sensitivity were obtained.
+    sensitivity_note: str = "closed form, rounded up"
+    #: True when the Lipschitz bound is not rigorous (the guarantee then rests on a heuristic).
+    heuristic_sensitivity: bool = False
+
+    def value_enclosure(self, x: ArrayLike) -> Enclosure | NDArray[np.float64]:
+        """A certified enclosure of f(x) (shape ``param_shape + U``) for :func:`smoothdp.exact.add_noise`.
+
+        lower ≤ f(x) ≤ upper in exact arithmetic, with ``refine(i, bits)`` giving element i (C order)
+        exactly (a ``Fraction``) or as a python-flint ``arb`` ball. docs/geo.md, "Exact release path".
+        """
+        return self._enclosure(self.check_points(x))
+
+    def _enclosure(self, x: NDArray[np.float64]) -> Enclosure | NDArray[np.float64]:
+        """Default: the float value, taken as exact (see :attr:`value_note`)."""
+        return self._value(x)
+
+    def enclosure_and_smooth_sensitivity(
+        self, x: NDArray[np.float64], beta: float, growth: Growth
+    ) -> tuple[Enclosure | NDArray[np.float64], NDArray[np.float64]]:
+        """The enclosure of f(x) and S_β(x) on checked points (the exact path's fast entry)."""
+        return self._enclosure(x), self._smooth_sensitivity(x, beta, growth)
+
+    def _exact_value(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Any:
+        """f at one point for query ``p_index``: a ``Fraction`` or an ``arb`` ball at ``bits`` precision."""
+        raise NotImplementedError(f"the {self.name} has no exact evaluation")
+
+    def _refiner(self, x: NDArray[np.float64], shape: tuple[int, ...]) -> Any:
+        """``refine(i, bits)`` for an enclosure of shape ``shape`` = P + U over the checked points x."""
+        p_ndim = len(self.param_shape)
+
+        def refine(i: int, bits: int) -> Any:
+            idx = np.unravel_index(int(i), shape)
+            p_idx = tuple(int(k) for k in idx[:p_ndim])
+            u_idx = tuple(int(k) for k in idx[p_ndim:])
+            point = np.asarray(x[u_idx], dtype=np.float64)  # a scalar (1-D) or a (2,) point
+            return self._exact_value(p_idx, point, bits)
+
+        return refine
 
     # -- hooks with a default, overridden by the queries that have more to offer --------------------------
     def value_and_smooth_sensitivity(

@@ -13,6 +13,12 @@ After Liang & Yi, CCS 2024 ("LY"), Sections 4.1.1 and 5:
 * :class:`LocalDP`: f(x) + Lap(range/ε_L): ε_L-local DP per query (any two inputs), variance
   2(range/ε_L)².
 
+Released floats (every baseline, ``numerics="exact"``, the default): exactly the rounding onto a public
+grid of the ideal report (:func:`smoothdp.exact.add_noise`): R(f(x) + b·Z) with R from the query's value
+range and f(x) the query's certified enclosure; R(x + Z) for noise a priori with R from the noise scale
+(planar Laplace in 2-D), and R(‖x − t‖ + Z) for its distance variant. The Laplace scales b are rounded up.
+``numerics="float"`` keeps the floating-point path (idealized arithmetic).
+
 Expected errors: :meth:`NoiseAPriori.moments` gives the exact mean and variance of f(x̃) per user, in
 closed form where the query has one (:meth:`~smoothdp.geo.GeoQuery._laplace_location_moments`; LY
 Section 4.1.1), by quadrature otherwise; :meth:`NoiseAPriori.mse` the MSE of the estimated sum and mean
@@ -30,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.geo._common import USER_BLOCK, GeoEstimate, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
 from smoothdp.noise import Laplace, PlanarLaplace
@@ -55,6 +62,12 @@ def _check_query(query: Any) -> GeoQuery:
     return query
 
 
+def _scale_up(numerator: ArrayLike, epsilon: float) -> NDArray[np.float64]:
+    """numerator/ε rounded up (numerator itself taken one ulp up): never below the exact ratio."""
+    num = np.nextafter(np.asarray(numerator, dtype=np.float64), np.inf)
+    return np.nextafter(num / epsilon, np.inf)
+
+
 class _AdditiveLaplace(GeoMechanism):
     """f(x) + Lap(scale) with a per-query scale (shape ``param_shape``)."""
 
@@ -64,9 +77,16 @@ class _AdditiveLaplace(GeoMechanism):
         return self.query.expand(self.scale, user_ndim)
 
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        """f(x) + Lap(scale) per user and query (shape P + U)."""
-        f = self.query._value(pts)
-        return f + self._scale(len(self.query.user_shape(pts))) * _LAPLACE.sample(f.shape, rng)
+        """R(f(x) + scale·Z), Z ~ Lap(1), per user and query (shape P + U); f + scale·Z in floats."""
+        scale = self._scale(len(self.query.user_shape(pts)))
+        if self.numerics == "float":
+            f = self.query._value(pts)
+            return f + scale * _LAPLACE.sample(f.shape, rng, numerics="float")
+        centre = self.query._enclosure(pts)
+        shape = self.query.param_shape + self.query.user_shape(pts)
+        sensitivity = np.broadcast_to(scale, shape)
+        out = add_noise(centre, _LAPLACE, grid=self.grid, rng=rng, sensitivity=sensitivity, numerics="exact")
+        return np.asarray(out, dtype=np.float64).reshape(shape)
 
     def _user_variance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         users = self.query.user_shape(x)
@@ -99,11 +119,15 @@ class GlobalLipschitz(_AdditiveLaplace):
         "f(x) + Lap(L_f/ε)"
     )
 
-    def __init__(self, query: GeoQuery, *, epsilon: float) -> None:
+    def __init__(self, query: GeoQuery, *, epsilon: float, numerics: str = "exact") -> None:
         self.query = _check_query(query)
         eps = check_epsilon(epsilon)
-        self.scale = np.asarray(query.lipschitz, dtype=np.float64) / eps
+        self.scale = _scale_up(query.lipschitz, eps)
         self._set_guarantee(GeoPrivacy(eps))
+        self._set_numerics(numerics, OutputGrid.for_bounds(*query.value_range))
+
+    def _sensitivity_details(self) -> dict[str, Any]:
+        return {"sensitivity_bound": "the query's global Lipschitz constant (rounded up)"}
 
 
 class LocalDP(_AdditiveLaplace):
@@ -126,11 +150,17 @@ class LocalDP(_AdditiveLaplace):
         "as the local-DP baseline of Liang & Yi, CCS 2024, Section 5"
     )
 
-    def __init__(self, query: GeoQuery, *, epsilon: float) -> None:
+    def __init__(self, query: GeoQuery, *, epsilon: float, numerics: str = "exact") -> None:
         self.query = _check_query(query)
         eps = check_epsilon(epsilon)
-        self.scale = np.asarray(query.range_width / eps, dtype=np.float64)
+        lo, hi = query.value_range
+        width = np.nextafter(hi - lo, np.inf)  # ≥ the exact width of the public value range
+        self.scale = _scale_up(width, eps)
         self._set_guarantee(PureDP(eps, neighbours="local"))
+        self._set_numerics(numerics, OutputGrid.for_bounds(lo, hi))
+
+    def _sensitivity_details(self) -> dict[str, Any]:
+        return {"sensitivity_bound": "the width of the query's public value range (rounded up)"}
 
 
 @dataclass(frozen=True)
@@ -169,6 +199,10 @@ class NoiseAPriori(GeoMechanism):
         ℓ̃ = ‖x − t‖ + Lap(1/ε) per centre, then f of ℓ̃; 1-Lipschitz map, ε per centre).
     quadrature
         Nodes per dimension of the quadrature used by :meth:`moments` where there is no closed form.
+    numerics
+        ``"exact"`` (default): reports exactly R(x + Z) (R(‖x − t‖ + Z) for the distance variant), R the
+        public grid ``OutputGrid.for_magnitude(1/ε)`` (spacing ~2^-36/ε near 0, relative 2^-36 beyond);
+        ``"float"``: x + Z in floats (idealized arithmetic).
     """
 
     name = "noise a priori"
@@ -183,6 +217,7 @@ class NoiseAPriori(GeoMechanism):
         hard: bool = False,
         variant: str = "location",
         quadrature: int = 96,
+        numerics: str = "exact",
     ) -> None:
         self.query = _check_query(query)
         eps = check_epsilon(epsilon)
@@ -203,6 +238,7 @@ class NoiseAPriori(GeoMechanism):
         self.noise = (
             PlanarLaplace(1.0 / eps) if query.dimension == 2 and variant == "location" else Laplace(1.0 / eps)
         )
+        self._set_numerics(numerics, OutputGrid.for_magnitude(self.noise.scale))
         self.source = (
             "Liang & Yi, CCS 2024, Lemma 2.3 applied to "
             + ("the distance ‖x − t‖ (1-Lipschitz)" if variant == "distance" else "the identity map")
@@ -216,10 +252,21 @@ class NoiseAPriori(GeoMechanism):
     # -- reports and estimate -----------------------------------------------------------------------------
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         """Noisy locations x̃ (shape of x), or noisy distances (shape P + U) for the distance variant."""
+        exact = self.numerics == "exact"
         if self.variant == "distance":
+            if exact:
+                centre = self.query._distance_enclosure(pts)  # type: ignore[attr-defined]
+                out = add_noise(centre, self.noise, grid=self.grid, rng=rng, numerics="exact")
+                return np.asarray(out, dtype=np.float64).reshape(centre.lower.shape)
             dist = self.query._distance(pts)
-            return dist + self.noise.sample(dist.shape, rng)
-        return pts + self.noise.sample(self.query.user_shape(pts), rng)
+            return dist + self.noise.sample(dist.shape, rng, numerics="float")
+        if exact:
+            out = add_noise(pts, self.noise, grid=self.grid, rng=rng, numerics="exact")
+            return np.asarray(out, dtype=np.float64).reshape(pts.shape)
+        return pts + self.noise.sample(self.query.user_shape(pts), rng, numerics="float")
+
+    def _sensitivity_details(self) -> dict[str, Any]:
+        return {"sensitivity_bound": "none needed (the location, or the 1-Lipschitz distance, is privatized)"}
 
     def _public_details(self) -> dict[str, Any]:
         return {**super()._public_details(), "variant": self.variant, "hard": self.hard}

@@ -29,15 +29,26 @@ Computation, rounded upward throughout:
    lerp of logs ≤ the lerp of the exps) with the pad folded in. Beyond the table the tail bound u₋ is used.
 4. For G = 1 + βt (LY Lemma 3.6): sup over s ∈ [0, 3] at coarser nodes (Δ = 2⁻⁸) per user, with the same
    interval pads, plus s = c; s ∈ [3, c] is covered by its endpoints (the objective is log-convex there).
+
+The smooth sensitivity is floored at the smallest normal float 2^-1022 (a constant is G-smooth and the max
+of two G-smooth upper bounds is one), so that it never underflows to 0 for a far user.
+
+Exact release path (docs/geo.md, "Exact release path"): the float value f = exp(−a), a = c²/2, has
+|f − f*| ≤ f·(|a| + 1)·2^-47 + 2^-1073 (a within 2^-49 relative of a*, numpy's ``exp`` within 16 ulps);
+an undecided user is refined in python-flint ``arb`` from the exact rational ‖x − t‖²/(2h²).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.exact import Enclosure
+from smoothdp.geo._exact import TINY, arb_of, working_precision
 from smoothdp.geo._query import GeoQuery, as_parameter
 from smoothdp.sensitivity.growth import Growth, check_growth
 from smoothdp.sensitivity.rounding import round_up
@@ -50,6 +61,8 @@ _S_MAX = 512.0  # table end; beyond it the tail bound u₋(s) is used
 _S_CONVEX = 3.0  # ln Λ is convex on [3, ∞)
 _LINEAR_STRIDE = 4  # linear growth: every 4th node on [0, 3]
 _SAFETY = 1e-10  # relative margin on table values (float error of lerp/exp at c up to 512)
+_S_FLOOR = 2.0**-1022  # smallest normal float: floor of the smooth sensitivity (module docstring)
+_EXP_REL = 2.0**-47  # relative error budget of the float kernel value (module docstring)
 
 
 def _tangent_root(s: NDArray[np.float64], iterations: int = 64) -> tuple[NDArray, NDArray]:
@@ -261,6 +274,11 @@ class GaussianKDE(GeoQuery):
 
     name = "Gaussian KDE"
     radial = True
+    value_note = (
+        "certified float enclosure (relative error ≤ (a + 1)·2^-47, docs/geo.md), arb refinement when "
+        "undecided"
+    )
+    sensitivity_note = "Λ-profile tables, rounded up"
 
     def __init__(self, center: ArrayLike, bandwidth: ArrayLike, *, dimension: int | None = None) -> None:
         raw = np.asarray(center, dtype=np.float64)
@@ -281,6 +299,11 @@ class GaussianKDE(GeoQuery):
         return np.exp(-0.5) / self.bandwidth * (1.0 + 1e-12)
 
     @property
+    def default_point(self) -> NDArray[np.float64]:
+        """The middle of the centres (the centre t for a single query), per coordinate."""
+        return self._middle_of(self.center)
+
+    @property
     def value_range(self) -> tuple[float, float]:
         return (0.0, 1.0)
 
@@ -293,10 +316,19 @@ class GaussianKDE(GeoQuery):
         inv_h = self.expand(1.0 / self.bandwidth, user_ndim)
         if self.dimension == 1:
             return np.abs(x - self.expand(self.center, user_ndim)) * inv_h
+        return self._raw_distance(x) * inv_h
+
+    def _raw_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """‖x − t‖ in floats: within 2^-50 relative of the exact distance (one subtraction per
+        coordinate and a ``hypot``, each within an ulp; no underflow)."""
+        user_ndim = len(self.user_shape(x))
+        if self.dimension == 1:
+            return np.abs(x - self.expand(self.center, user_ndim))
         shape = self.param_shape + (1,) * user_ndim
         d1 = x[..., 0] - self.center[..., 0].reshape(shape)
         d2 = x[..., 1] - self.center[..., 1].reshape(shape)
-        return np.sqrt(d1 * d1 + d2 * d2) * inv_h
+        out: NDArray[np.float64] = np.hypot(d1, d2)
+        return out
 
     def _value(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         c = self._scaled_distance(x)
@@ -304,7 +336,70 @@ class GaussianKDE(GeoQuery):
 
     def _distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """‖x − t‖ (not scaled), shape P + U."""
-        return self._scaled_distance(x) * self.expand(self.bandwidth, len(self.user_shape(x)))
+        return self._raw_distance(x)
+
+    def _distance_enclosure(self, x: NDArray[np.float64]) -> Enclosure:
+        """‖x − t‖ within ℓ(1 ± 2^-49) ± 2^-1073 (float ℓ within 2^-50 and an ulp), ``arb`` refinement."""
+        ell = self._raw_distance(x)
+        lower = ell * (1.0 - 2.0**-49)
+        lower -= TINY
+        np.maximum(lower, 0.0, out=lower)
+        upper = np.multiply(ell, 1.0 + 2.0**-49, out=ell)
+        upper += TINY
+        return Enclosure(lower, upper, self._refiner_of(x, upper.shape, self._exact_distance))
+
+    def _squared_distance_exact(self, p_index: tuple[int, ...], point: NDArray[np.float64]) -> Fraction:
+        centre = self.center[p_index]
+        if self.dimension == 1:
+            return (Fraction(float(point)) - Fraction(float(centre))) ** 2
+        return sum(
+            ((Fraction(float(point[k])) - Fraction(float(centre[k]))) ** 2 for k in (0, 1)), Fraction(0)
+        )
+
+    def _exact_distance(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Any:
+        with working_precision(bits):
+            return arb_of(self._squared_distance_exact(p_index, point)).sqrt()
+
+    def _exact_value(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Any:
+        """exp(−‖x − t‖²/(2h²)) as an ``arb`` ball (the exponent is an exact rational)."""
+        h = Fraction(float(self.bandwidth[p_index]))
+        exponent = self._squared_distance_exact(p_index, point) / (2 * h * h)
+        with working_precision(bits):
+            return (-arb_of(exponent)).exp()
+
+    def _refiner_of(self, x: NDArray[np.float64], shape: tuple[int, ...], exact: Any) -> Any:
+        p_ndim = len(self.param_shape)
+
+        def refine(i: int, bits: int) -> Any:
+            idx = np.unravel_index(int(i), shape)
+            return exact(tuple(int(k) for k in idx[:p_ndim]), np.asarray(x[idx[p_ndim:]]), bits)
+
+        return refine
+
+    def _enclosure_of_c(self, x: NDArray[np.float64], c: NDArray[np.float64]) -> Enclosure:
+        """[f − f·(a + 1)·2^-47 − 2^-1073, f + f·(a + 1)·2^-47 + 2^-1073] ∩ [0, 1], a = c²/2 (c consumed)."""
+        a = np.multiply(c, c, out=c)
+        a *= 0.5
+        f = np.exp(-a)
+        margin = np.add(a, 1.0, out=a)
+        margin *= _EXP_REL
+        margin *= f
+        margin += TINY
+        lower = np.subtract(f, margin)
+        np.maximum(lower, 0.0, out=lower)
+        upper = np.add(f, margin, out=f)
+        np.minimum(upper, 1.0, out=upper)
+        return Enclosure(lower, upper, self._refiner(x, upper.shape))
+
+    def _enclosure(self, x: NDArray[np.float64]) -> Enclosure:
+        return self._enclosure_of_c(x, self._scaled_distance(x))
+
+    def enclosure_and_smooth_sensitivity(
+        self, x: NDArray[np.float64], beta: float, growth: Growth
+    ) -> tuple[Enclosure, NDArray[np.float64]]:
+        c = self._scaled_distance(x)
+        s = self._sensitivity_at(c, len(self.user_shape(x)), beta, growth)
+        return self._enclosure_of_c(x, c), s
 
     def _of_distance(self, distance: NDArray[np.float64], user_ndim: int) -> NDArray[np.float64]:
         """exp(−ℓ²/(2h²)) of a distance ℓ of shape P + U (U with ``user_ndim`` axes)."""
@@ -329,11 +424,11 @@ class GaussianKDE(GeoQuery):
         h_values = np.unique(self.bandwidth)
         if h_values.size == 1:  # one table for the whole grid
             h = float(h_values[0])
-            return round_up(kde_smooth_profile(c, beta * h, growth) / h)
+            return np.maximum(round_up(kde_smooth_profile(c, beta * h, growth) / h), _S_FLOOR)
         # one table per distinct bandwidth (a loop over bandwidths, not users)
         h_full = np.broadcast_to(self.expand(self.bandwidth, user_ndim), c.shape)
         sens = np.empty_like(c)
         for h in h_values:
             sel = h_full == h
             sens[sel] = kde_smooth_profile(c[sel], beta * float(h), growth) / float(h)
-        return round_up(sens)
+        return np.maximum(round_up(sens), _S_FLOOR)

@@ -1,11 +1,19 @@
 """A user's own Lipschitz query on a box of R or R², through the generic candidate-point procedure.
 
 Liang & Yi, CCS 2024, Section 3.3; docs/theory/geo-privacy.md#generic-lipschitz-query.
+
+The grid bound is rigorous only with information about f between the grid nodes: a curvature bound
+M ≥ sup‖∇²f‖ (``curvature``) or an interval evaluation of ‖∇f‖ over boxes (``grad_bound``). Without
+either, M is estimated from the grid's second differences, which misses any feature narrower than the
+grid step: the bound is then HEURISTIC, and the query, every release made with it and a warning at
+construction say so (docs/geo.md, "Generic Lipschitz query").
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -17,17 +25,37 @@ from smoothdp.validation import check_bounds, check_positive
 
 __all__ = ["LipschitzQuery"]
 
+#: The curvature passed to the grid bound on the ``grad_bound`` route, where the node "gradients" are
+#: already sups over the cells and no Taylor term is needed (a positive number: the bound only grows).
+_NO_CURVATURE = float(np.finfo(np.float64).tiny)
+
 
 class LipschitzQuery(GeoQuery):
     """Any differentiable, globally K-Lipschitz f on a box U of R or R² (the data universe).
 
-    Its pointwise Lipschitz constant and smooth sensitivity are certified upper bounds from
+    Its pointwise Lipschitz constant and smooth sensitivity are upper bounds from
     :class:`~smoothdp.sensitivity.numeric.GridLipschitzBound` (a grid over the candidate pairs (x', x'')
     with the discretization error added; Liang & Yi, CCS 2024, Section 3.3 and Lemma 3.7: the sup is
-    over U). Users' points
-    must lie in U: they are refused otherwise, or clipped to U when ``clip=True`` (clipping is a
-    post-processing of the point and keeps the guarantee, since the metric on U is the Euclidean one and
-    projection onto a box is 1-Lipschitz).
+    over U). The discretization error is bounded **rigorously** only from what the caller supplies:
+
+    * ``curvature`` M ≥ sup_U ‖∇²f‖ (Taylor terms at the nodes), or
+    * ``grad_bound(lower, upper)``: an interval evaluation of ‖∇f‖, returning for each box
+      [lower_i, upper_i] an upper bound of sup ‖∇f‖ on it (vectorized over boxes); the node gradients are
+      then replaced by these cell sups, and no curvature is needed.
+
+    With neither, M is estimated as twice the largest second difference on the grid: a **heuristic**
+    that fails for features narrower than the grid step (a bump between two nodes is invisible). The
+    query then has ``heuristic_sensitivity = True``; a ``UserWarning`` is raised at construction and every
+    release's ``details["sensitivity_bound"]`` starts with "HEURISTIC".
+
+    Either way the bound assumes the float values of f (and ``grad``) at the grid nodes are accurate to
+    far below the discretization terms (their rounding is not in the bound), and the released query value
+    is the float f(x) as the callable returns it (taken as exact; see :attr:`value_note`).
+
+    Data policy: U is the query's :attr:`domain`. A NaN coordinate takes the box's midpoint; with
+    ``clip=True`` (default) points outside U (±inf included) are clipped onto it (projection onto a box
+    is 1-Lipschitz, so every geo-privacy guarantee is kept). ``clip=False`` refuses them instead: a strict
+    check for trusted data only, since the exception depends on the data (its message carries no count).
 
     Parameters
     ----------
@@ -42,11 +70,15 @@ class LipschitzQuery(GeoQuery):
         by K times the grid step, which bounds the variation between nodes).
     grad, curvature, resolution
         See :func:`~smoothdp.sensitivity.numeric.numeric_smooth_sensitivity`.
+    grad_bound
+        Interval evaluation of ‖∇f‖ over boxes (see above): ``grad_bound(lower, upper)`` with arrays of
+        shape (n,) (d = 1) or (n, 2) (d = 2), returning n upper bounds.
     clip
-        Clip users' points to U instead of refusing them.
+        Clip users' points to U (default) instead of refusing them.
     """
 
     name = "Lipschitz query"
+    value_note = "the float value returned by f is taken as the query value (no error bound)"
 
     def __init__(
         self,
@@ -58,21 +90,30 @@ class LipschitzQuery(GeoQuery):
         value_range: tuple[float, float] | None = None,
         grad: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
         curvature: float | None = None,
+        grad_bound: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]] | None = None,
         resolution: int | None = None,
-        clip: bool = False,
+        clip: bool = True,
     ) -> None:
         if not callable(f):
             raise TypeError(f"f must be callable; got {type(f).__name__}")
+        if grad_bound is not None and not callable(grad_bound):
+            raise TypeError(f"grad_bound must be callable; got {type(grad_bound).__name__}")
+        if grad_bound is not None and (grad is not None or curvature is not None):
+            raise ValueError("grad_bound replaces grad and curvature; pass grad_bound alone")
         self.dimension = dimension
         self.f = f
         self.clip = bool(clip)
+        self.grad_bound = grad_bound
+        node_grad = grad
+        if grad_bound is not None:
+            node_grad = self._cell_gradient_sup(grad_bound, bounds, dimension, resolution)
         self.bound = GridLipschitzBound(
             f,
             lipschitz=lipschitz,
             bounds=bounds,
             dimension=dimension,
-            grad=grad,
-            curvature=curvature,
+            grad=node_grad,
+            curvature=_NO_CURVATURE if grad_bound is not None else curvature,
             resolution=resolution,
         )
         self._lipschitz = check_positive("lipschitz", lipschitz)
@@ -81,6 +122,55 @@ class LipschitzQuery(GeoQuery):
             vals = self.bound.grid.values
             value_range = (float(vals.min()) - slack, float(vals.max()) + slack)
         self._range = check_bounds(value_range, "value_range")
+        self.heuristic_sensitivity = grad_bound is None and curvature is None
+        if grad_bound is not None:
+            self.sensitivity_note = (
+                "grid bound, rigorous given the caller's interval evaluation of |grad f| (grad_bound)"
+            )
+        elif curvature is not None:
+            self.sensitivity_note = (
+                f"grid bound, rigorous given the caller's curvature bound M = {self.bound.curvature:g}"
+            )
+        else:
+            self.sensitivity_note = (
+                "HEURISTIC: the curvature of f was estimated from the grid's second differences "
+                f"(M ≈ {self.bound.curvature:g}); a feature narrower than the grid step "
+                f"({self.bound.grid.h:g}) is missed and the printed guarantee may not hold. Pass curvature= "
+                "or grad_bound= for a rigorous bound"
+            )
+            warnings.warn(
+                f"LipschitzQuery without curvature= or grad_bound=: {self.sensitivity_note}",
+                UserWarning,
+                stacklevel=2,
+            )
+
+    @staticmethod
+    def _cell_gradient_sup(
+        grad_bound: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]],
+        bounds: ArrayLike,
+        dimension: int,
+        resolution: int | None,
+    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        """The node 'gradient' the grid bound uses: sup ‖∇f‖ over the node's cell (node ± step/2)."""
+        box = np.asarray(bounds, dtype=np.float64).reshape(dimension, 2)
+        res = resolution if resolution is not None else (2001 if dimension == 1 else 61)
+        h = float((box[:, 1] - box[:, 0]).max() / (res - 1))
+        steps = np.array([(hi - lo) / max(1, int(np.ceil((hi - lo) / h))) for lo, hi in box])
+        # The grid (smoothdp.sensitivity.numeric) spaces each axis by span / ceil(span / h); a cell is
+        # its node ± step/2. Widen by a relative 1e-12 so that float rounding of the steps cannot shrink it.
+        half = steps / 2.0 * (1.0 + 1e-12)
+
+        def node_gradient(nodes: NDArray[np.float64]) -> NDArray[np.float64]:
+            pts = nodes.reshape(-1, dimension)
+            lower, upper = pts - half, pts + half
+            if dimension == 1:
+                lower, upper = lower[:, 0], upper[:, 0]
+            out = np.asarray(grad_bound(lower, upper), dtype=np.float64).reshape(-1)
+            if out.shape[0] != pts.shape[0] or not np.all(out >= 0):
+                raise ValueError("grad_bound must return one non-negative bound per box")
+            return out
+
+        return node_gradient
 
     @property
     def lipschitz(self) -> NDArray[np.float64]:
@@ -90,12 +180,21 @@ class LipschitzQuery(GeoQuery):
     def value_range(self) -> tuple[float, float]:
         return self._range
 
-    def check_points(self, x: ArrayLike, name: str = "x") -> NDArray[np.float64]:
-        pts = super().check_points(x, name)
+    @property
+    def domain(self) -> NDArray[np.float64]:
+        """The box U, shape (d, 2)."""
+        return np.asarray(self.bound.box, dtype=np.float64)
+
+    def _outside_domain(self, arr: NDArray[np.float64], lo: Any, hi: Any, name: str) -> NDArray[np.float64]:
         if self.clip:
-            box = self.bound.box
-            return np.clip(pts, box[:, 0], box[:, 1]) if self.dimension == 2 else np.clip(pts, *box[0])
-        return pts
+            return np.clip(arr, lo, hi)
+        if not bool(np.all((arr >= lo) & (arr <= hi))):
+            raise ValueError(
+                f"{name} has point(s) outside the domain {self.bound.box.tolist()}; clip=False is a strict "
+                "check for trusted data only (this error depends on the data); pass clip=True (the "
+                "default) to clip points onto the domain"
+            )
+        return arr
 
     def _flat(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.bound.points(x)

@@ -6,6 +6,10 @@ Section 3.2) and Z the standardized noise of :func:`smoothdp.calibration.calibra
 The analyst averages the reports: E[y] = f(x), so the mean of the reports is unbiased for the mean of f,
 with variance Σ_i S_β(x_i)²·Var Z/n².
 Proof: docs/theory/geo-privacy.md#smooth-upper-bounds-and-smooth-sensitivity.
+
+Released floats: exactly R(f(x) + S_β(x)·Z) with R the public grid of the query's value range
+(:func:`smoothdp.exact.add_noise`, f(x) given as the query's certified enclosure, S_β(x) the float smooth
+sensitivity, exact as given and rounded up); ``numerics="float"`` keeps f + S·Z in floats.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.calibration import DEFAULT_NOISE, NOISE_OPTIONS, Calibration, calibrate, check_noise_options
+from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.geo._common import USER_BLOCK, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
 from smoothdp.sensitivity.growth import Growth
@@ -57,6 +62,10 @@ class SmoothSensitivityMechanism(GeoMechanism):
         δ ∈ (0, 1) for ``noise="laplace"`` only (per query).
     beta
         The smoothness β (default: the rule's data-independent default).
+    numerics
+        ``"exact"`` (default): each report is exactly R(f(x) + S·Z), R the public grid
+        ``OutputGrid.for_bounds(*query.value_range)``; ``"float"``: f + S·Z in floats (not hardened; the
+        guarantee assumes idealized arithmetic). Keyword-only; recorded in ``Release.sampler``.
     **noise_options
         The family's own keywords: ``df`` and ``constants`` for Student's T, ``gamma`` and ``constants`` for
         Cauchy; none for PolyPlace and Laplace. Anything else is a ``TypeError`` naming the valid ones.
@@ -81,6 +90,7 @@ class SmoothSensitivityMechanism(GeoMechanism):
         noise: str = DEFAULT_NOISE,
         delta: float = 0.0,
         beta: float | None = None,
+        numerics: str = "exact",
         **noise_options: Any,
     ) -> None:
         if not isinstance(query, GeoQuery):
@@ -99,6 +109,7 @@ class SmoothSensitivityMechanism(GeoMechanism):
         )
         self.source = f"{type(self).source}; noise: {self.calibration.source}"
         self._set_guarantee(self.calibration.guarantee)
+        self._set_numerics(numerics, OutputGrid.for_bounds(*query.value_range))
 
     @property
     def beta(self) -> float:
@@ -113,23 +124,34 @@ class SmoothSensitivityMechanism(GeoMechanism):
         return self.query.smooth_sensitivity(x, self.beta, self.growth)
 
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        """One report f(x) + S_β(x)·Z per user and query (shape P + U)."""
-        noise = self.calibration.noise
+        """One report per user and query (shape P + U): R(f(x) + S_β(x)·Z), or f + S·Z in floats."""
         query = self.query
         if query.param_shape:
-            f, s = query.value_and_smooth_sensitivity(pts, self.beta, self.growth)
-            report = noise.sample(f.shape, rng)  # a fresh float array of f's (non-empty) shape
-            report *= s
-            report += f
-            return report
+            return self._report_block(pts, rng)
         users = query.user_shape(pts)
         flat = pts.reshape((-1, 2) if query.dimension == 2 else (-1,))
         out = np.empty(flat.shape[0])
         for sl, block in user_blocks(flat, query.dimension, USER_BLOCK):
-            f, s = query.value_and_smooth_sensitivity(block, self.beta, self.growth)
-            report = np.multiply(noise.sample(f.shape, rng), s, out=out[sl])  # f + s·Z, written in place
-            report += f
+            self._report_block(block, rng, out=out[sl])
         return out.reshape(users)
+
+    def _report_block(
+        self, pts: NDArray[np.float64], rng: np.random.Generator, out: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        noise = self.calibration.noise
+        if self.numerics == "float":
+            f, s = self.query.value_and_smooth_sensitivity(pts, self.beta, self.growth)
+            draws = noise.sample(f.shape, rng, numerics="float")
+            report = np.multiply(draws, s, out=out)  # f + s·Z, in place
+            report += f
+            return report
+        centre, s = self.query.enclosure_and_smooth_sensitivity(pts, self.beta, self.growth)
+        released = add_noise(centre, noise, grid=self.grid, rng=rng, sensitivity=s, numerics="exact")
+        report = np.asarray(released, dtype=np.float64)
+        if out is None:
+            return report
+        out[...] = report
+        return out
 
     def _user_variance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         s = self.query._smooth_sensitivity(x, self.beta, self.growth)

@@ -17,13 +17,34 @@ query                  A                                           signed distan
 with, for the two-way threshold (LY Section 4.2): R₁ = w/√2, R₂ = R₁ + w, c = T + (R₁ + w/2)(1, 1), so that
 A is the quadrant {x₁ ≥ T₁ + w/2, x₂ ≥ T₂ + w/2} with its corner rounded by the disc (c, R₁), and the
 outer arc (radius R₂) passes through the hard corner T (f(T) = 0).
+
+Exact release path: the query is f in exact arithmetic of the float parameters (t, w, ...). The float
+value g = 1 − u/w (before the clip) is within a per-query bound E of the exact g*, derived in docs/geo.md
+("Exact release path"): E = 2·ulp(edge)/w + 2^-48 for the 1-D ramps (edge = t + w/2, or the plateau
+ends), E = (3·ulp(max|c|) + 4·ulp(R₁ + w) + 16·ulp(4w))/w + 2^-48 for the two-way threshold. The
+enclosure is [clip(g − E), clip(g + E)]; an undecided user is refined exactly (``Fraction``) in 1-D and
+in python-flint ``arb`` in 2-D (R₁ = w/√2 is irrational).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.exact import Enclosure
+from smoothdp.geo._exact import (
+    ROUNDING_SLACK,
+    arb_clip01,
+    arb_max,
+    arb_of,
+    arb_positive_part,
+    clip01,
+    enclosure_from_unclipped,
+    working_precision,
+)
 from smoothdp.geo._laplace_moments import above_probability, quadrant_probability, ramp_moments
 from smoothdp.geo._query import GeoQuery, as_parameter
 from smoothdp.sensitivity.growth import Growth
@@ -37,6 +58,12 @@ class _ConvexRamp(GeoQuery):
 
     width: NDArray[np.float64]
     has_hard = True
+    value_note = (
+        "certified float enclosure (per-query error bound, docs/geo.md), exact refinement when undecided"
+    )
+    sensitivity_note = "closed form (convex ramp), rounded up"
+    #: E per query (shape P): |g − g*| ≤ E for the unclipped float value g = 1 − u/w.
+    _value_error: NDArray[np.float64]
 
     @property
     def lipschitz(self) -> NDArray[np.float64]:
@@ -75,6 +102,30 @@ class _ConvexRamp(GeoQuery):
         w = self._w(x)
         return np.clip(1.0 - u / w, 0.0, 1.0), convex_ramp_smooth_sensitivity(u, w, beta, growth)
 
+    def _enclosure_of(self, x: NDArray[np.float64], u: NDArray[np.float64], w: NDArray) -> Enclosure:
+        """The enclosure from the signed distance u (consumed: its buffer is reused)."""
+        g = np.divide(u, w, out=u if u.flags.writeable and u.dtype == np.float64 else None)
+        np.subtract(1.0, g, out=g)
+        error = self.expand(self._value_error, len(self.user_shape(x)))
+        return enclosure_from_unclipped(g, error, self._refiner(x, g.shape))
+
+    def _enclosure(self, x: NDArray[np.float64]) -> Enclosure:
+        return self._enclosure_of(x, self._signed_distance(x), self._w(x))
+
+    def enclosure_and_smooth_sensitivity(
+        self, x: NDArray[np.float64], beta: float, growth: Growth
+    ) -> tuple[Enclosure, NDArray[np.float64]]:
+        """Enclosure of f(x) and S*(x) from one signed-distance computation (the exact path's fast entry)."""
+        u = self._signed_distance(x)
+        w = self._w(x)
+        s = convex_ramp_smooth_sensitivity(u, w, beta, growth)
+        return self._enclosure_of(x, u, w), s
+
+    @staticmethod
+    def _edge_error(edges: NDArray[np.float64], width: NDArray[np.float64]) -> NDArray[np.float64]:
+        """E = 2·ulp(edge)/w + 2^-48 (docs/geo.md): the float error of g = 1 − (edge − x)/w."""
+        return 2.0 * np.spacing(np.abs(edges)) / width + ROUNDING_SLACK
+
     def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         raise NotImplementedError
 
@@ -109,9 +160,20 @@ class SoftThreshold(_ConvexRamp):
         self.threshold = np.broadcast_to(t, self.param_shape)
         self.width = np.broadcast_to(w, self.param_shape)
         self._edge = self.threshold + self.width / 2.0
+        self._value_error = self._edge_error(self._edge, self.width)
+
+    @property
+    def default_point(self) -> NDArray[np.float64]:
+        """The middle of the thresholds (f = 1/2 there for a single query)."""
+        return self._middle_of(self.threshold)
 
     def _signed_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.expand(self._edge, x.ndim) - x
+
+    def _exact_value(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Fraction:
+        """clip((x − t)/w + 1/2, 0, 1) in rationals."""
+        t, w = Fraction(float(self.threshold[p_index])), Fraction(float(self.width[p_index]))
+        return clip01((Fraction(float(point)) - t) / w + Fraction(1, 2))
 
     def _hard(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         return (x > self.expand(self.threshold, x.ndim)).astype(np.float64)
@@ -162,6 +224,21 @@ class BoundedRange(_ConvexRamp):
             )
         self._plateau_lo = self.lower + self.width / 2.0
         self._plateau_hi = self.upper - self.width / 2.0
+        self._value_error = np.maximum(
+            self._edge_error(self._plateau_lo, self.width), self._edge_error(self._plateau_hi, self.width)
+        )
+
+    @property
+    def default_point(self) -> NDArray[np.float64]:
+        """The middle of [min lower, max upper] over the grid (the range's midpoint for one query)."""
+        return self._middle_of(np.concatenate([self.lower.ravel(), self.upper.ravel()]))
+
+    def _exact_value(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Fraction:
+        """clip(1 − max(a + w/2 − x, x − b + w/2)/w, 0, 1) in rationals."""
+        a, b = Fraction(float(self.lower[p_index])), Fraction(float(self.upper[p_index]))
+        w, x = Fraction(float(self.width[p_index])), Fraction(float(point))
+        u = max(a + w / 2 - x, x - b + w / 2)
+        return clip01(1 - u / w)
 
     @property
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -223,6 +300,37 @@ class TwoWayThreshold(_ConvexRamp):
         self.inner_radius = self.width / np.sqrt(2.0)
         self.outer_radius = self.inner_radius + self.width
         self.centre = self.thresholds + (self.inner_radius + self.width / 2.0)[..., None]
+        w4 = 4.0 * self.width
+        self._value_error = (
+            3.0 * np.spacing(np.abs(self.centre).max(axis=-1))
+            + 4.0 * np.spacing(self.inner_radius + self.width)
+            + 16.0 * np.spacing(w4)
+        ) / self.width + ROUNDING_SLACK
+
+    @property
+    def default_point(self) -> NDArray[np.float64]:
+        """The middle of the thresholds (T for a single query), per coordinate."""
+        return self._middle_of(self.thresholds)
+
+    def _exact_value(self, p_index: tuple[int, ...], point: NDArray[np.float64], bits: int) -> Any:
+        """f_τ(x) as an ``arb`` ball: R₁ = τ/√2 exactly, c = T + (R₁ + τ/2)(1, 1), ramp of the distance."""
+        with working_precision(bits):
+            w = arb_of(float(self.width[p_index]))
+            r1 = w / arb_of(2.0).sqrt()
+            shift = r1 + w / 2
+            p = [
+                arb_of(float(self.thresholds[p_index][k])) + shift - arb_of(float(point[k])) for k in (0, 1)
+            ]
+            q = [arb_positive_part(pk) for pk in p]
+            outside = (q[0] * q[0] + q[1] * q[1]).sqrt()
+            inside = arb_max(p[0], p[1])
+            if p[0] > 0 or p[1] > 0:
+                sd = outside
+            elif p[0] < 0 and p[1] < 0:
+                sd = inside
+            else:  # a coordinate at the quadrant's edge at this precision: both forms agree there
+                sd = outside.union(inside)
+            return arb_clip01(1 - (sd - r1) / w)
 
     def _coords(self, values: NDArray[np.float64], user_ndim: int) -> tuple[NDArray, NDArray]:
         shape = self.param_shape + (1,) * user_ndim

@@ -5,7 +5,7 @@ Real-line families: :class:`Laplace`, :class:`Gaussian`, :class:`StudentT`, :cla
 plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius).
 """
 
-from smoothdp.noise._base import FLOAT_SAMPLER, NoiseDistribution
+from smoothdp.noise._base import FLOAT_SAMPLER, HARDENED_SAMPLER, NoiseDistribution
 from smoothdp.noise.discrete_laplace import DiscreteLaplace
 from smoothdp.noise.gaussian import Gaussian
 from smoothdp.noise.generalized_cauchy import GeneralizedCauchy
@@ -16,6 +16,7 @@ from smoothdp.noise.student_t import StudentT
 
 __all__ = [
     "FLOAT_SAMPLER",
+    "HARDENED_SAMPLER",
     "DiscreteLaplace",
     "Gaussian",
     "GeneralizedCauchy",

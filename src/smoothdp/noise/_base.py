@@ -9,26 +9,32 @@ vectorization and the validation once, so every family behaves the same way:
 * ``mean()``, ``var()``, ``std()``: ``inf`` (never NaN) where the moment does not exist, and
   ``nan`` only for the mean of a law that has none (Cauchy-like), as scipy does.
 
-**Sampling sits behind one method** (``sample`` calls ``_sample_std``). Today's samplers are the fast
-floating-point path; a hardened, correctly rounded sampler can replace ``_sample_std`` later without
-touching callers. ``sampler`` names the path a draw used, so releases can report it.
+**Sampling** (``sample(size, rng, *, numerics="exact")``): the default draws are *hardened*: each is
+exactly R(Z) for the public grid R = ``OutputGrid.for_magnitude(scale)`` and Z an ideal draw of the law
+(inversion from lazily refined uniform bits, :func:`smoothdp.exact.add_noise`;
+``docs/theory/floating-point.md#the-exact-release-path``). ``numerics="float"`` keeps the fast
+floating-point samplers (``_sample_std``), whose guarantee assumes idealized arithmetic. ``sampler`` is
+the label of the default path (:func:`smoothdp.exact.sampler_label`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_positive
 
-__all__ = ["FLOAT_SAMPLER", "Draws", "NoiseDistribution"]
+__all__ = ["FLOAT_SAMPLER", "HARDENED_SAMPLER", "Draws", "NoiseDistribution"]
 
-#: Label of today's sampling path (see module docstring).
-FLOAT_SAMPLER = "floating-point inverse transform (fast path, not hardened against float attacks)"
+#: Label of the floating-point sampling path (``numerics="float"``).
+FLOAT_SAMPLER = sampler_label("float")
+#: Label of the default, hardened sampling path (``numerics="exact"``).
+HARDENED_SAMPLER = sampler_label("exact")
 
 Size = int | tuple[int, ...] | None
 #: What a sampler returns: float64 draws for the laws on the real line, int64 for lattice laws.
@@ -44,7 +50,7 @@ class NoiseDistribution(ABC):
     name: ClassVar[str] = "noise"
     #: Number of coordinates of one draw (2 for planar Laplace).
     dimension: ClassVar[int] = 1
-    sampler: ClassVar[str] = FLOAT_SAMPLER
+    sampler: ClassVar[str] = HARDENED_SAMPLER
 
     def __init__(self, scale: float = 1.0) -> None:
         self.scale = check_positive("scale", scale)
@@ -69,6 +75,10 @@ class NoiseDistribution(ABC):
     @abstractmethod
     def _var_std(self) -> float: ...
 
+    def _exact_law(self) -> Any:
+        """The law as a map of uniforms for the exact path (:mod:`smoothdp.exact.laws`), scale included."""
+        raise TypeError(f"{type(self).__name__} has no exact sampler")
+
     # -- public, scaled API --------------------------------------------------------------------------
     def logpdf(self, x: ArrayLike) -> NDArray[np.float64]:
         z = np.asarray(x, dtype=np.float64) / self.scale
@@ -89,9 +99,20 @@ class NoiseDistribution(ABC):
             raise ValueError("q must hold probabilities in [0, 1]")
         return self.scale * self._ppf_std(qa)
 
-    def sample(self, size: Size = None, rng: SeedLike = None) -> Draws | float:
-        """Draw from the law. ``rng=None``: secure generator; pass a seeded one only for simulations."""
-        draws = self._sample_std(size, resolve_rng(rng))
+    def sample(self, size: Size = None, rng: SeedLike = None, *, numerics: str = "exact") -> Draws | float:
+        """Draw from the law. ``rng=None``: secure generator; pass a seeded one only for simulations.
+
+        ``numerics="exact"`` (default): hardened draws, each exactly the rounding of an ideal draw onto
+        ``OutputGrid.for_magnitude(scale)`` (relative spacing ≤ 2⁻³⁶ of the scale). ``"float"``: the
+        floating-point sampler (not hardened).
+        """
+        gen = resolve_rng(rng)
+        if check_numerics(numerics) == "exact":
+            center = np.zeros(2) if self.dimension == 2 else 0.0
+            grid = OutputGrid.for_magnitude(self.scale)
+            out = add_noise(center, self, grid=grid, rng=gen, size=size)
+            return float(out) if size is None and self.dimension == 1 else np.asarray(out, dtype=np.float64)
+        draws = self._sample_std(size, gen)
         scaled: NDArray[np.float64]
         if isinstance(draws, np.ndarray) and draws.ndim and draws.dtype == np.float64:
             scaled = draws.astype(np.float64, copy=False)  # the same array: the draws are fresh,

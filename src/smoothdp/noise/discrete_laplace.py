@@ -7,6 +7,11 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from flint import arb
+
+from smoothdp.exact import check_numerics
+from smoothdp.exact._core import Affine, FloorRounder, run
+from smoothdp.exact.laws import ExponentialLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_in_range
@@ -34,7 +39,9 @@ class DiscreteLaplace(NoiseDistribution):
     * ``ppf(q)`` is the smallest integer k with P(K ≤ k) ≥ q (scipy's convention), returned as floats
       (``ppf(0) = −inf``, ``ppf(1) = +inf``).
     * ``sample`` returns **int64** integers: the difference of two independent geometric variables with
-      success probability p = 1 − e^{−1/t} (numpy's ``geometric``), which is exactly this law.
+      success probability p = 1 − e^{−1/t}, which is exactly this law. The default sampler is exact
+      (each geometric is ⌊t·E⌋, decided from lazily refined bits); ``numerics="float"`` uses numpy's
+      ``geometric``, whose floating-point inversion is not exact.
     """
 
     name = "discrete_laplace"
@@ -120,10 +127,31 @@ class DiscreteLaplace(NoiseDistribution):
             raise ValueError("q must hold probabilities in [0, 1]")
         return self._ppf_std(qa)
 
-    def sample(self, size: Size = None, rng: SeedLike = None) -> NDArray[np.int64] | int:
-        """Integer draws (int64). ``rng=None``: secure generator."""
-        draws = self._sample_std(size, resolve_rng(rng))
+    def sample(
+        self, size: Size = None, rng: SeedLike = None, *, numerics: str = "exact"
+    ) -> NDArray[np.int64] | int:
+        """Integer draws (int64). ``rng=None``: secure generator.
+
+        ``numerics="exact"`` (default): K = ⌊t·E₁⌋ − ⌊t·E₂⌋ with E₁, E₂ exponential, each floor decided
+        exactly from lazily refined uniform bits (P(⌊tE⌋ ≥ k) = e^{−k/t}: a geometric variable with
+        ratio e^{−1/t}), so K has exactly this law. ``"float"``: numpy's ``geometric`` (its
+        inversion is in floating point, so the law is only approximately this one).
+        """
+        gen = resolve_rng(rng)
+        if check_numerics(numerics) == "float":
+            draws = self._sample_std(size, gen)
+        else:
+            draws = self._sample_exact(size, gen)
         return int(draws) if size is None else draws
+
+    def _sample_exact(self, size: Size, rng: np.random.Generator) -> NDArray[np.int64]:
+        shape: tuple[int, ...] = () if size is None else ((int(size),) if np.ndim(size) == 0 else tuple(size))
+        n = math.prod(shape)
+        zero = np.zeros((2 * n, 1))
+        one = np.ones((2 * n, 1))
+        affine = Affine(zero, zero, one, one, lambda i, j: arb(0), lambda i: arb(1))
+        g = run(ExponentialLaw(self.scale), affine, 2 * n, FloorRounder(), rng)[:, 0]
+        return (g[:n] - g[n:]).astype(np.int64).reshape(shape)
 
     def var(self) -> float:
         return self._var_std()

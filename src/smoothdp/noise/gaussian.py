@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from smoothdp.exact.laws import GaussianLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 
 __all__ = ["Gaussian"]
@@ -35,6 +36,9 @@ class Gaussian(NoiseDistribution):
     def _ppf_std(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
         magnitude = -special.ndtri(np.minimum(q, 1.0 - q))
         return np.sign(q - 0.5) * magnitude + 0.0  # + 0.0 turns −0.0 into 0.0
+
+    def _exact_law(self) -> GaussianLaw:
+        return GaussianLaw(self.scale)
 
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
         return rng.standard_normal(size)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.exact.laws import GeneralizedCauchyLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_in_range
@@ -83,6 +84,9 @@ class GeneralizedCauchy(NoiseDistribution):
         with np.errstate(over="ignore"):
             magnitude = np.exp(log_v / g)
         return np.sign(q - 0.5) * magnitude + 0.0  # + 0.0 turns −0.0 into 0.0
+
+    def _exact_law(self) -> GeneralizedCauchyLaw:
+        return GeneralizedCauchyLaw(self.scale, self.gamma)
 
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
         n = 1 if size is None else int(np.prod(size))

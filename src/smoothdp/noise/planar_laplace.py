@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from smoothdp.exact.laws import PlanarLaplaceLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.validation import check_data
 
@@ -58,6 +59,9 @@ class PlanarLaplace(NoiseDistribution):
         lower = special.gammaincinv(2.0, np.minimum(q, 0.5))
         upper = special.gammainccinv(2.0, np.minimum(1.0 - q, 0.5))
         return np.where(q <= 0.5, lower, upper)
+
+    def _exact_law(self) -> PlanarLaplaceLaw:
+        return PlanarLaplaceLaw(self.scale)
 
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
         radius = rng.standard_gamma(2.0, size)

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from smoothdp.exact.laws import StudentTLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_positive
@@ -59,6 +60,9 @@ class StudentT(NoiseDistribution):
         with np.errstate(over="ignore"):
             magnitude = np.exp(0.5 * (log_v + math.log(self.df)))
         return np.sign(q - 0.5) * magnitude + 0.0  # + 0.0 turns −0.0 into 0.0
+
+    def _exact_law(self) -> StudentTLaw:
+        return StudentTLaw(self.scale, self.df)
 
     def _sample_std(self, size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
         if self.df == 3.0:

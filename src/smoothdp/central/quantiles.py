@@ -1,0 +1,722 @@
+"""Exponential-mechanism quantiles: one quantile (Smith 2011), several under one budget (Kaplan, Schnapp &
+Stemmer 2022, recursive; Gillenwater, Joseph & Kulesza 2021, JointExp), sampled exactly.
+
+**One quantile** (:class:`ExponentialQuantile`; docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+Sort the clipped data x_(1) ≤ … ≤ x_(n) in the public bounds [a, b] and pad with x_(0) = a, x_(n+1) = b. The
+intervals I_j = [x_(j), x_(j+1)], j = 0..n, cover [a, b]; a point y inside I_j has exactly j records below it.
+The output density is
+
+    p_x(y) ∝ exp(−ε′·|j − t|/2)   for y in I_j,    t = max(1, ⌈q·n⌉) − 1/2,
+
+the exponential mechanism over the continuum with utility u(y) = −|#{i : x_i < y} − t| (Smith, STOC 2011;
+diffprivlib's ``quantile`` has the same factor with t = q·n; our t centres the top weight on x_(r), the
+rank of :class:`~smoothdp.central.statistics.Quantile`). Under substitution #{x_i < y} moves by at most
+1 at every y, so u has sensitivity 1 and the mechanism is ε′-DP. Sampling: the interval with probability ∝
+|I_j|·exp(−ε′|j − t|/2), then a uniform point inside it, rounded onto the public grid of the bounds by
+:func:`smoothdp.exact.uniform_on_grid`. O(n log n) for the sort, O(n) after.
+
+**Exact sampling with float weights** (docs/theory/quantiles.md#sampling-exactly-from-float-weights). The log
+weights are computed in floats with a certified absolute error η (a public bound from n, ε and the bounds);
+the interval is then drawn *exactly* in proportion to the float weights (dyadic rationals f·2^k), by a float
+cumulative sum with a certified error bound and a uniform whose bits are drawn lazily, with an exact
+integer fallback where the float comparison is undecided. The mechanism actually run is therefore the
+exponential mechanism with weights within a factor e^{±η} of the ideal ones, which is (ε′ + 4η)-DP; we use
+ε′ = ε − 4η.
+
+**Discrete data** (``candidates=``): the output is one of a public sorted list of candidates g with weight
+exp(−ε·d(g)/2), d(g) = max(0, #{x < g} − t, t − #{x ≤ g}) (0 for any candidate that is a valid
+t-quantile, ties included); d has sensitivity 1 under substitution.
+
+**Several quantiles**: :class:`RecursiveQuantiles` (KSS, ICML 2022) estimates the middle quantile, splits the
+data at the released value and recurses on both halves (docs/theory/quantiles.md#recursive-quantiles);
+:class:`JointQuantiles` (JointExp, ICML 2021) samples all quantiles at once from one exponential mechanism
+(docs/theory/quantiles.md#jointexp).
+
+Neighbours: ``"substitution"`` (one record replaced; n public) for every mechanism here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on_grid
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import PureDP
+from smoothdp.release import NotPrivate, Release
+from smoothdp.validation import check_bounds, check_epsilon, check_in_range
+
+__all__ = [
+    "ExponentialQuantile",
+    "JointQuantiles",
+    "RecursiveQuantiles",
+    "exact_categorical",
+    "log_weight_margin",
+    "prepare_data",
+    "recursive_levels",
+    "target_rank",
+]
+
+_U = 2.0**-53  # unit roundoff of float64
+#: Assumed worst error of numpy's float64 log and exp2, in ulps (they are documented at ≤ 4; we budget 64).
+_LIBM_ULPS = 64.0
+#: Head of the exact sampler: weights within 2^-HEAD of the largest are summed in floats (normal numbers).
+_HEAD = 960
+_SMITH = "Smith, Privacy-preserving statistical estimation with optimal convergence rates, STOC 2011"
+_KSS = "Kaplan, Schnapp & Stemmer, Differentially private approximate quantiles, ICML 2022"
+_GJK = "Gillenwater, Joseph & Kulesza, Differentially private quantiles, ICML 2021"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Data
+# ------------------------------------------------------------------------------------------------------------
+def prepare_data(x: Any, lower: float, upper: float, *, clip: bool, name: str = "x") -> NDArray[np.float64]:
+    """1-D float data, NaN imputed with the bounds' midpoint, clipped into [lower, upper] (``clip=True``,
+    ±inf included) or checked against them (``clip=False``: for trusted data; the error says nothing about
+    how many records are outside), sorted."""
+    try:
+        arr = np.array(x, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one record per person); got shape {arr.shape}")
+    arr[np.isnan(arr)] = 0.5 * lower + 0.5 * upper
+    if clip:
+        np.clip(arr, lower, upper, out=arr)
+    elif arr.size and not (float(arr.min()) >= lower and float(arr.max()) <= upper):
+        raise ValueError(
+            f"{name} has values outside the declared bounds [{lower:g}, {upper:g}]; clip=False is for "
+            "trusted data only: fix the bounds or keep clip=True"
+        )
+    arr.sort()
+    return arr
+
+
+def _check_width(lower: float, upper: float) -> float:
+    width = upper - lower
+    if not math.isfinite(width):
+        raise ValueError(f"bounds must have a finite width upper − lower; got ({lower!r}, {upper!r})")
+    return width
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Exact sampling from float weights
+# ------------------------------------------------------------------------------------------------------------
+def log_weight_margin(*, epsilon: float, n: int, width: float | None) -> float:
+    """A public bound η on |ln Ŵ_j − w_j|: the error of the float log weights (docs/theory/quantiles.md#
+    sampling-exactly-from-float-weights).
+
+    |w_j| ≤ 745 + |ln width| + ε(n + 1)/2 (interval log-lengths of floats lie in [ln 2^-1074, ln width]);
+    each of the few float operations adds at most a few units of roundoff of that magnitude, and numpy's
+    log / exp2 at most ``_LIBM_ULPS`` ulps; we allow 4·_LIBM_ULPS units in all.
+    """
+    magnitude = 4.0 + epsilon * (n + 1.0)
+    if width is not None:
+        magnitude += 746.0 + abs(math.log(width))
+    return 4.0 * _LIBM_ULPS * 2.0 * _U * magnitude
+
+
+def _dyadic_parts(logw: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Ŵ = f·2^k with f in [1, 2): the float weights the sampler draws from exactly (f = 0 for −inf)."""
+    t = logw / math.log(2.0)
+    live = np.isfinite(t)
+    k = np.where(live, np.floor(np.where(live, t, 0.0)), 0.0)
+    f = np.where(live, np.exp2(np.where(live, t, 0.0) - k), 0.0)  # t − ⌊t⌋ is exact
+    return k.astype(np.int64), f
+
+
+def _uniform_bits(rng: np.random.Generator) -> int:
+    return int.from_bytes(rng.bytes(8), "little")
+
+
+def exact_categorical(logw: ArrayLike, rng: np.random.Generator) -> int:
+    """An index j drawn with probability exactly Ŵ_j / Σ Ŵ, where Ŵ_j = f_j·2^{k_j} are the float weights of
+    the natural-log weights ``logw`` (−inf: weight 0). At least one weight must be positive.
+
+    Fast path: float cumulative sums of the weights within 2^-960 of the largest, with the certified error
+    bound |Ĉ_j − C_j| ≤ 2(j+1)u·Ĉ_j of a sequential sum of positive terms, against a 64-bit uniform;
+    undecided comparisons (probability about n·2^-52) go to exact integer arithmetic with more uniform bits.
+    """
+    k, f = _dyadic_parts(np.asarray(logw, dtype=np.float64))
+    live = f > 0.0
+    if not live.any():
+        raise ValueError("exact_categorical needs at least one positive weight")
+    top = int(k[live].max())
+    rel = k - top
+    head = live & (rel >= -_HEAD)
+    v = np.where(head, np.ldexp(f, np.maximum(rel, -_HEAD).astype(np.int64)), 0.0)
+    c = np.cumsum(v)
+    m = c.size
+    if (m + 2) * _U < 1e-3:  # the certified bound below needs m·u small
+        err = 2.0 * (np.arange(m) + 2.0) * _U * c
+        n_tail = int(np.count_nonzero(live & ~head))
+        tail_bound = n_tail * 2.0**-_HEAD
+        a = _uniform_bits(rng)
+        total_lo = (c[-1] - err[-1]) * (1.0 - 4 * _U)
+        total_hi = (c[-1] + err[-1] + tail_bound) * (1.0 + 4 * _U)
+        x_lo = a * 2.0**-64 * total_lo * (1.0 - 4 * _U)
+        x_hi = (a + 1) * 2.0**-64 * total_hi * (1.0 + 4 * _U)
+        j = int(np.searchsorted(c, x_lo, side="right"))
+        if j < m and x_hi < c[j] - err[j] and (j == 0 or c[j - 1] + err[j - 1] <= x_lo):
+            return j
+        return _exact_fallback(k, f, head, live, top, rng, first_bits=a)
+    return _exact_fallback(k, f, head, live, top, rng, first_bits=_uniform_bits(rng))
+
+
+def _exact_fallback(
+    k: NDArray[np.int64],
+    f: NDArray[np.float64],
+    head: NDArray[np.bool_],
+    live: NDArray[np.bool_],
+    top: int,
+    rng: np.random.Generator,
+    *,
+    first_bits: int,
+) -> int:
+    """Exact inversion with integer prefix sums and a lazily refined uniform U = A/2^L (A < 2^L)."""
+    idx = np.flatnonzero(head)
+    mant, exps = np.frexp(f[idx])  # f = mant·2^exps exactly, mant in [0.5, 1)
+    ints = (mant * 2.0**53).astype(np.int64)
+    shifts = (k[idx] - top) + exps.astype(np.int64) - 53  # weight = int·2^shift
+    base = int(shifts.min())
+    prefix = list(itertools.accumulate(int(i) << int(s - base) for i, s in zip(ints, shifts, strict=True)))
+    h_total = prefix[-1]
+    tail = live & ~head
+    n_tail = int(np.count_nonzero(tail))
+    # Tail sum ≤ n_tail·2^-HEAD relative to 2^top, i.e. ≤ n_tail·2^(-HEAD - base) in units of 2^base.
+    tail_units = Fraction(n_tail) * Fraction(2) ** (-_HEAD - base)
+    a, bits = first_bits, 64
+    exact_tail: Fraction | None = None
+    while True:
+        lo = Fraction(a, 1 << bits) * h_total  # X ≥ U_lo·H
+        t_hi = tail_units if exact_tail is None else exact_tail
+        hi = Fraction(a + 1, 1 << bits) * (h_total + t_hi)
+        j = bisect.bisect_right(prefix, lo)  # first prefix > lo
+        if j < len(prefix) and hi <= prefix[j] and (j == 0 or prefix[j - 1] <= lo):
+            return int(idx[j])
+        if exact_tail is not None and n_tail and lo >= h_total:
+            return int(np.flatnonzero(tail)[exact_categorical_tail(k[tail], f[tail], rng)])
+        if exact_tail is None and n_tail and bits >= 4 * _HEAD:
+            tk, tf = k[tail], f[tail]
+            exact_tail = sum(
+                (
+                    Fraction(float(ff)) * Fraction(2) ** int(kk - top - base)
+                    for kk, ff in zip(tk, tf, strict=True)
+                ),
+                Fraction(0),
+            )
+        a = (a << 64) | _uniform_bits(rng)
+        bits += 64
+
+
+def exact_categorical_tail(k: NDArray[np.int64], f: NDArray[np.float64], rng: np.random.Generator) -> int:
+    """Exact draw among weights f·2^k (the tail of :func:`exact_categorical`), same algorithm."""
+    top = int(k.max())
+    rel = k - top
+    live = f > 0
+    head = live & (rel >= -_HEAD)
+    return _exact_fallback(k, f, head, live, top, rng, first_bits=_uniform_bits(rng))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# One quantile
+# ------------------------------------------------------------------------------------------------------------
+def _check_candidates(candidates: Any, lower: float, upper: float) -> NDArray[np.float64]:
+    try:
+        grid = np.asarray(candidates, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(
+            f"candidates must be an array of real numbers; got {type(candidates).__name__}"
+        ) from err
+    if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)):
+        raise ValueError("candidates must be a non-empty 1-D array of finite public values")
+    grid = np.unique(grid)
+    if grid[0] < lower or grid[-1] > upper:
+        raise ValueError(f"candidates must lie in the bounds [{lower:g}, {upper:g}]")
+    return grid
+
+
+def _em_quantile_index_weights(
+    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Edges (n + 2) and log weights ln|I_j| − coef·|j − target| of the n + 1 intervals (−inf if empty)."""
+    edges = np.concatenate(([lower], sorted_x, [upper]))
+    lengths = np.diff(edges)
+    with np.errstate(divide="ignore"):
+        log_len = np.log(lengths)
+    j = np.arange(lengths.size, dtype=np.float64)
+    return edges, log_len - coef * np.abs(j - target)
+
+
+def sample_em_quantile(
+    sorted_x: NDArray[np.float64],
+    *,
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
+) -> float:
+    """One draw of the continuous exponential mechanism: density ∝ exp(−coef·|#{x < y} − target|) on
+    [lower, upper], then rounded onto ``grid`` (data already clipped into [lower, upper] and sorted)."""
+    edges, logw = _em_quantile_index_weights(sorted_x, lower, upper, target, coef)
+    j = exact_categorical(logw, rng)
+    return float(uniform_on_grid(edges[j], edges[j + 1], grid=grid, rng=rng, numerics=numerics))
+
+
+def sample_em_candidates(
+    sorted_x: NDArray[np.float64],
+    candidates: NDArray[np.float64],
+    *,
+    target: float,
+    coef: float,
+    rng: np.random.Generator,
+) -> float:
+    """One draw among public candidates g with weight exp(−coef·max(0, #{x<g} − t, t − #{x≤g}))."""
+    below = np.searchsorted(sorted_x, candidates, side="left").astype(np.float64)
+    at_most = np.searchsorted(sorted_x, candidates, side="right").astype(np.float64)
+    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
+    return float(candidates[exact_categorical(-coef * dist, rng)])
+
+
+def target_rank(q: float, n: int) -> float:
+    """t = r − 1/2 with r = max(1, ⌈q·n⌉) the rank of :class:`~smoothdp.central.statistics.Quantile` (q·n
+    exact in q's shortest decimal form): the two intervals around x_(r) share the top weight. 0 for n = 0."""
+    if n == 0:
+        return 0.0
+    return max(1, math.ceil(Fraction(repr(float(q))) * n)) - 0.5
+
+
+class ExponentialQuantile(Mechanism):
+    """The q-quantile by the exponential mechanism over the continuum between order statistics (or over
+    public candidates).
+
+    Guarantee: pure ε-DP under substitution (one record replaced), by the exponential mechanism with the
+    rank utility −|#{x_i < y} − t| of sensitivity 1 (Smith, STOC 2011), t = ⌈q·n⌉ − 1/2 (the rank of
+    :class:`~smoothdp.central.statistics.Quantile`, centred), sampled exactly from certified float weights
+    (docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+
+    Parameters
+    ----------
+    q
+        The quantile in [0, 1] (target rank t = max(1, ⌈q·n⌉) − 1/2).
+    epsilon
+        ε > 0.
+    bounds
+        Public ``(lower, upper)``; the output lies in them.
+    candidates
+        Optional public sorted values (discrete data): the output is one of them
+        (docs/theory/quantiles.md#discrete-candidates).
+    clip
+        Clip records into the bounds (default; ±inf too) or refuse records outside them (trusted data).
+    clamp
+        Clamp the released value into the bounds after rounding onto the output grid (post-processing).
+    numerics
+        ``"exact"`` (default): output rounded exactly onto the public grid of the bounds; ``"float"``:
+        the float fast path.
+    """
+
+    name: ClassVar[str] = "exponential mechanism"
+    proof: ClassVar[str] = "docs/theory/quantiles.md#the-exponential-mechanism-quantile"
+    source = f"{_SMITH}; exact sampling: docs/theory/quantiles.md#sampling-exactly-from-float-weights"
+
+    def __init__(
+        self,
+        q: float,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        candidates: ArrayLike | None = None,
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
+        self.epsilon = check_epsilon(epsilon)
+        self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
+        self.width = _check_width(self.lower, self.upper)
+        self.candidates = (
+            None if candidates is None else _check_candidates(candidates, self.lower, self.upper)
+        )
+        self.clip = _check_bool("clip", clip)
+        self.clamp = _check_bool("clamp", clamp)
+        self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)
+        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        self.calibration = None
+
+    @property
+    def statistic_name(self) -> str:
+        return "median" if self.q == 0.5 else f"quantile({self.q:g})"
+
+    def epsilon_used(self, n: int) -> float:
+        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
+        width = None if self.candidates is not None else self.width
+        eta = log_weight_margin(epsilon=self.epsilon, n=n, width=width)
+        return self.epsilon - 4.0 * eta
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return prepare_data(data, self.lower, self.upper, clip=self.clip)
+
+    def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
+        """One output on prepared (clipped, sorted) data, no accountant (simulations, tests)."""
+        n = sorted_x.size
+        coef = 0.5 * self.epsilon_used(n)
+        target = target_rank(self.q, n)
+        if self.candidates is not None:
+            value = sample_em_candidates(sorted_x, self.candidates, target=target, coef=coef, rng=rng)
+        else:
+            value = sample_em_quantile(
+                sorted_x,
+                lower=self.lower,
+                upper=self.upper,
+                target=target,
+                coef=coef,
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
+        return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+
+    def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
+        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′, continuous case; for tests."""
+        n = sorted_x.size
+        coef = 0.5 * self.epsilon_used(n)
+        t = target_rank(self.q, n)
+        _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
+        top = float(np.max(logw))
+        log_z = top + math.log(float(np.sum(np.exp(logw - top))))
+        yy = np.asarray(y, dtype=np.float64)
+        below = np.searchsorted(sorted_x, yy, side="left").astype(np.float64)
+        out: NDArray[np.float64] = -coef * np.abs(below - t) - log_z
+        return out
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        value = self.sample(prepared, rng)
+        return self._make_release(
+            value,
+            sampler=sampler_label(self.numerics),
+            details={
+                "method": "exponential",
+                "bounds": (self.lower, self.upper),
+                "clip": self.clip,
+                "clamp": self.clamp,
+                "candidates": None if self.candidates is None else int(self.candidates.size),
+                "epsilon_in_weights": self.epsilon_used(prepared.size),
+            },
+            not_private=NotPrivate(),
+        )
+
+    def __repr__(self) -> str:
+        return f"ExponentialQuantile(q={self.q:g}, {self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def check_quantile_list(qs: Any) -> NDArray[np.float64]:
+    """qs as a 1-D float array of values in [0, 1] (any order, duplicates allowed)."""
+    try:
+        arr = np.atleast_1d(np.asarray(qs, dtype=np.float64))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"qs must be a sequence of quantiles in [0, 1]; got {qs!r}") from err
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"qs must be a non-empty 1-D sequence of quantiles in [0, 1]; got {qs!r}")
+    if not np.all((arr >= 0.0) & (arr <= 1.0)):
+        raise ValueError(f"qs must lie in [0, 1]; got {qs!r}")
+    return arr
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Several quantiles: the recursive algorithm of Kaplan, Schnapp & Stemmer
+# ------------------------------------------------------------------------------------------------------------
+def recursive_levels(m: int) -> int:
+    """Depth of the recursion on m sorted quantiles (middle first): ⌊log2 m⌋ + 1."""
+    return m.bit_length()
+
+
+class _MultiQuantile(Mechanism):
+    """Shared parameters of the several-quantile mechanisms (qs: any order, duplicates allowed)."""
+
+    def __init__(
+        self,
+        qs: ArrayLike,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        self.qs = check_quantile_list(qs)
+        self.unique_qs, self.inverse = np.unique(self.qs, return_inverse=True)
+        self.epsilon = check_epsilon(epsilon)
+        self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
+        self.width = _check_width(self.lower, self.upper)
+        self.clip = _check_bool("clip", clip)
+        self.clamp = _check_bool("clamp", clamp)
+        self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)
+        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        self.calibration = None
+
+    @property
+    def statistic_name(self) -> str:
+        return f"quantiles({', '.join(f'{q:g}' for q in self.qs)})"
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return prepare_data(data, self.lower, self.upper, clip=self.clip)
+
+    def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        """One output (in the order of ``qs``) on prepared data, no accountant (simulations, tests)."""
+        out = self._sorted_sample(sorted_x, rng)
+        if self.clamp:
+            out = np.clip(out, self.lower, self.upper)
+        return out[self.inverse]
+
+    def _details(self) -> dict[str, Any]:
+        return {"bounds": (self.lower, self.upper), "clip": self.clip, "clamp": self.clamp}
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        return self._make_release(
+            self.sample(prepared, rng),
+            sampler=sampler_label(self.numerics),
+            details=self._details(),
+            not_private=NotPrivate(),
+        )
+
+
+class RecursiveQuantiles(_MultiQuantile):
+    """Several quantiles by recursive splitting (Kaplan, Schnapp & Stemmer, ICML 2022).
+
+    Estimate the middle quantile with the exponential mechanism, split the records at the released value
+    (x < v left, x ≥ v right), rescale the other quantiles to each side and recurse. Each level of the
+    recursion spends ε_ℓ = ε/(2L) per node, L = ⌊log2 m⌋ + 1 levels, with the add/remove sensitivity
+    max(q′, 1 − q′) of each node's utility.
+
+    Guarantee: pure ε-DP under substitution: one substitution changes at most two nodes of a level, each
+    by adding or removing one record (or one node by a substitution), so a level costs at most 2ε_ℓ;
+    the L levels compose (docs/theory/quantiles.md#recursive-quantiles). Each node samples exactly as
+    :class:`ExponentialQuantile`.
+    """
+
+    name: ClassVar[str] = "recursive exponential mechanism (KSS)"
+    proof: ClassVar[str] = "docs/theory/quantiles.md#recursive-quantiles"
+    source = f"{_KSS}; nodes: {_SMITH}"
+
+    @property
+    def levels(self) -> int:
+        return recursive_levels(self.unique_qs.size)
+
+    @property
+    def epsilon_per_node(self) -> float:
+        return self.epsilon / (2.0 * self.levels)
+
+    def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        qs = self.unique_qs
+        out = np.empty(qs.size)
+        eps_node = self.epsilon_per_node
+        # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
+        stack: list[tuple[NDArray[np.float64], int, int, float, float, float, float]] = [
+            (sorted_x, 0, qs.size, self.lower, self.upper, 0.0, 1.0)
+        ]
+        while stack:
+            data, i0, i1, lo, hi, q_lo, q_hi = stack.pop()
+            mid = (i0 + i1 - 1) // 2 if (i1 - i0) % 2 == 0 else (i0 + i1) // 2
+            span = q_hi - q_lo
+            q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, (qs[mid] - q_lo) / span))
+            sens = max(q_rel, 1.0 - q_rel)
+            eps_eff = eps_node / sens
+            n = data.size
+            eta = log_weight_margin(epsilon=eps_eff, n=n, width=hi - lo if hi > lo else None)
+            coef = 0.5 * (eps_eff - 4.0 * eta)
+            if hi > lo:
+                v = sample_em_quantile(
+                    data,
+                    lower=lo,
+                    upper=hi,
+                    target=q_rel * n,
+                    coef=coef,
+                    grid=self.grid,
+                    rng=rng,
+                    numerics=self.numerics,
+                )
+                v = min(max(v, lo), hi)  # the grid point may round just outside a non-grid end
+            else:
+                v = lo
+            out[mid] = v
+            cut = int(np.searchsorted(data, v, side="left"))
+            if mid > i0:
+                stack.append((data[:cut], i0, mid, lo, v, q_lo, float(qs[mid])))
+            if i1 > mid + 1:
+                stack.append((data[cut:], mid + 1, i1, v, hi, float(qs[mid]), q_hi))
+        return out
+
+    def _details(self) -> dict[str, Any]:
+        return {
+            **super()._details(),
+            "method": "recursive",
+            "levels": self.levels,
+            "epsilon_per_node": self.epsilon_per_node,
+        }
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Several quantiles: JointExp
+# ------------------------------------------------------------------------------------------------------------
+class JointQuantiles(_MultiQuantile):
+    """Several quantiles from one exponential mechanism over ordered output vectors (JointExp: Gillenwater,
+    Joseph & Kulesza, ICML 2021).
+
+    Utility u(o) = −Σ_{j=1}^{m+1} |#{x ∈ [o_{j−1}, o_j)} − (q_j − q_{j−1})·n| (o_0 = a, o_{m+1} = b), of
+    sensitivity 2 under substitution; density ∝ exp(εu/4) on a ≤ o_1 ≤ … ≤ o_m ≤ b. Sampled by dynamic
+    programming in log space over (quantile, interval, repeats), O(m²n) vectorized over n, then backwards.
+
+    Guarantee: pure ε-DP under substitution (docs/theory/quantiles.md#jointexp). The float dynamic programme
+    has a certified error bound E (public: from n, m, ε and the bounds; :meth:`margin`), charged to the
+    budget: the weights use ε′ = ε − margin. Each step samples exactly from its float weights. JointExp is
+    refused (naming n and m) when the margin would exceed 10% of ε; :class:`RecursiveQuantiles` has none.
+    """
+
+    name: ClassVar[str] = "joint exponential mechanism (JointExp)"
+    proof: ClassVar[str] = "docs/theory/quantiles.md#jointexp"
+    source = _GJK
+
+    def __init__(
+        self,
+        qs: ArrayLike,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
+
+    def margin(self, n: int) -> float:
+        """The public loss margin 4(m+1)·E of the float dynamic programme on n records
+        (docs/theory/quantiles.md#jointexp): E = m·(6(n+2) + m + 10)·2K·u·(2R + 1), K the ulps budget of
+        numpy's log/exp, R a bound on every log weight's magnitude."""
+        m = self.unique_qs.size
+        big_r = (m + 1.0) * (
+            746.0 + abs(math.log(self.width)) + self.epsilon * (n + 1.0) / 4.0 + math.log(n + 2.0) + 1.0
+        )
+        e = m * (6.0 * (n + 2.0) + m + 10.0) * 2.0 * _LIBM_ULPS * _U * (2.0 * big_r + 1.0)
+        return 4.0 * (m + 1.0) * e
+
+    def admissible(self, n: int) -> bool:
+        """Whether the float margin stays within 10% of ε at n records (a public condition)."""
+        return self.margin(n) <= 0.1 * self.epsilon
+
+    def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        qs = self.unique_qs
+        m, n = qs.size, sorted_x.size
+        if not self.admissible(n):
+            raise ValueError(
+                f"JointExp's certified float margin exceeds 10% of epsilon for n={n}, m={m} quantiles at "
+                f"epsilon={self.epsilon:g}; use method='recursive'"
+            )
+        coef = (self.epsilon - self.margin(n)) / 4.0
+        edges = np.concatenate(([self.lower], sorted_x, [self.upper]))
+        with np.errstate(divide="ignore"):
+            log_len = np.log(np.diff(edges))  # n + 1 intervals
+        n_int = n + 1
+        gaps = np.concatenate(([qs[0]], np.diff(qs), [1.0 - qs[-1]])) * n  # target count per gap
+        idx = np.arange(n_int, dtype=np.float64)
+        # alpha[j][r, i]: log weight of outputs 0..j placed with the last r + 1 of them in interval i,
+        # including the volume factor |I_i|^(r+1)/(r+1)!.
+        alpha: list[NDArray[np.float64]] = [(log_len - coef * np.abs(idx - gaps[0]))[None, :]]
+        for j in range(1, m):
+            prev = alpha[j - 1]
+            moved = _log_toeplitz_abs(_logsumexp0(prev), coef, float(gaps[j]))
+            rows = [log_len + moved]
+            for r in range(1, j + 1):
+                rows.append(log_len - coef * abs(gaps[j]) + prev[r - 1] - math.log(r + 1))
+            alpha.append(np.vstack(rows))
+        out = np.empty(m)
+        j, last = m - 1, n_int  # last: interval of the next output (n_int stands for the bound b)
+        while j >= 0:
+            count = (n - idx) if last == n_int else (last - idx)
+            logw = alpha[j] - coef * np.abs(count - gaps[j + 1])[None, :]
+            if last < n_int:
+                logw[:, last:] = -np.inf  # strictly before the next output's interval
+            r, i = divmod(exact_categorical(logw.ravel(), rng), n_int)
+            pts = uniform_on_grid(
+                np.full(r + 1, edges[i]),
+                np.full(r + 1, edges[i + 1]),
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
+            out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
+            j -= r + 1
+            last = i
+        return np.sort(out)
+
+    def _details(self) -> dict[str, Any]:
+        return {**super()._details(), "method": "joint_exp"}
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        release = super()._release(prepared, rng)
+        release.details["epsilon_float_margin"] = self.margin(prepared.size)
+        return release
+
+
+def _logsumexp0(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    top = np.max(a, axis=0)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        out: NDArray[np.float64] = safe + np.log(np.sum(np.exp(a - safe), axis=0))
+    return out
+
+
+def _window_logsum(g: NDArray[np.float64], w: int) -> NDArray[np.float64]:
+    """out[r] = log Σ_{l=max(0, r−w+1)}^{r} exp(g[l]), without subtraction: blocks of w, a window is a block
+    suffix plus the next block's prefix."""
+    n = g.size
+    nb = -(-n // w)
+    padded = np.concatenate((g, np.full(nb * w - n, -np.inf))).reshape(nb, w)
+    pre = np.logaddexp.accumulate(padded, axis=1).ravel()
+    suf = np.logaddexp.accumulate(padded[:, ::-1], axis=1)[:, ::-1].ravel()
+    r = np.arange(n)
+    start = r - w + 1
+    inside = (start <= 0) | (start % w == 0)
+    out = pre[r].copy()
+    cross = ~inside
+    out[cross] = np.logaddexp(suf[start[cross]], pre[r[cross]])
+    return out
+
+
+def _log_toeplitz_abs(h: NDArray[np.float64], c: float, s: float) -> NDArray[np.float64]:
+    """out[i] = log Σ_{i' < i} exp(h[i'] − c·|i − i' − s|) in O(n): the kernel splits at d = i − i' = s into
+    two exponentials, one a running log-add-exp sum, the other a sliding window."""
+    n = h.size
+    i = np.arange(n, dtype=np.float64)
+    d_a = max(1, math.ceil(s))
+    # d ≥ d_a (so d ≥ s): exp(c·s − c·i)·exp(c·i'), summed over i' ≤ i − d_a.
+    acc = np.logaddexp.accumulate(h + c * i)
+    part_a = np.full(n, -np.inf)
+    ok = i >= d_a
+    part_a[ok] = acc[(i[ok] - d_a).astype(np.int64)] + c * s - c * i[ok]
+    if d_a == 1:
+        return part_a
+    # 1 ≤ d ≤ d_a − 1 (so d < s): exp(c·i − c·s)·exp(−c·i'), over i' ∈ [i − d_a + 1, i − 1].
+    win = _window_logsum(h - c * i, d_a - 1)
+    part_b = np.full(n, -np.inf)
+    part_b[1:] = win[:-1] + c * i[1:] - c * s
+    return np.logaddexp(part_a, part_b)

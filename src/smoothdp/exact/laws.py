@@ -1,0 +1,352 @@
+"""Each noise family as a map of uniforms, with a certified float evaluator and an arb evaluator.
+
+Conventions (``docs/theory/floating-point.md#the-samplers``): U ∈ [0, 1) is known as a dyadic interval;
+symmetric laws take a sign bit and a tail probability q = U, |Z| = Q(q) with P(|Z| > Q(q)) = q, so small
+q (the far tail) is reached by refining U's bits, with no 2⁻⁵³ floor. Every float step is followed by an
+outward widening (``lo``/``hi`` with :data:`~smoothdp.exact._core.ELEM_ERR` or ``BASIC_ERR``) in the
+direction the monotone map needs, so the returned pair encloses the exact value over the whole box.
+
+* Laplace(b): |Z| = −b·ln q.
+* Gaussian(σ): |Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2).
+* PolyPlace(s, α): the closed-form inverse of P(|X| > su) (HT 2025, Definition 6), core and tail.
+* Student's t(ν): polar form (Bailey 1994) with the angle explicit, |T| = σ√(ν(W^{−2/ν} − 1))·sin(πw/2),
+  W, w uniform: two uniforms, monotone in each, no rejection.
+* Generalized Cauchy(γ): rejection from the uniform/Pareto envelope of |Z| (as the float sampler),
+  each acceptance decided exactly.
+* Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
+* Uniform[0, 1) itself (for ``uniform_on_grid``) and the exponential (for lattice laws).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from flint import arb, ctx
+from scipy import special
+
+from smoothdp.exact._core import (
+    BASIC_ERR as B,
+)
+from smoothdp.exact._core import (
+    ELEM_ERR as E,
+)
+from smoothdp.exact._core import (
+    NDTRI_ERR,
+    F64,
+    dyadic_to_float_bounds,
+    hi,
+    lo,
+)
+
+__all__ = [
+    "ExponentialLaw",
+    "GaussianLaw",
+    "GeneralizedCauchyLaw",
+    "LaplaceLaw",
+    "PlanarLaplaceLaw",
+    "PolyPlaceLaw",
+    "StudentTLaw",
+    "UniformLaw",
+]
+
+_CONST_PREC = 256
+
+
+def _const(f: Callable[[], arb]) -> tuple[float, float]:
+    """Float bounds of a real constant computed in arb at 256 bits."""
+    with ctx.workprec(_CONST_PREC):
+        return dyadic_to_float_bounds(f())
+
+
+def _scale(a_lo: F64, a_hi: F64, scale: float) -> tuple[F64, F64]:
+    if scale == 1.0:
+        return a_lo, a_hi
+    return lo(a_lo * scale, B), hi(a_hi * scale, B)
+
+
+class _Law:
+    """Defaults: one signed uniform, one coordinate, no rejection."""
+
+    n_uniforms = 1
+    signed = True
+    dimension = 1
+    rejection = False
+    acceptance = 1.0
+
+    def __init__(self, scale: float) -> None:
+        self.scale = float(scale)
+
+    def accept_fast(self, u_lo: list[F64], u_hi: list[F64]) -> np.ndarray:
+        return np.ones(u_lo[0].shape, dtype=np.int8)
+
+    def accept_ball(self, us: Sequence[arb]) -> bool | None:
+        return True
+
+    def _b(self, x: arb) -> arb:
+        return x * arb(self.scale)
+
+
+def _neg_log(q_lo: F64, q_hi: F64) -> tuple[F64, F64]:
+    """Enclosure of −ln q over [q_lo, q_hi] (decreasing in q; +inf at q = 0)."""
+    return -hi(np.log(q_hi), E), -lo(np.log(q_lo), E)
+
+
+class LaplaceLaw(_Law):
+    """|Z| = −b·ln q."""
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        return [_scale(*_neg_log(u_lo[0], u_hi[0]), self.scale)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        return [self._b(-us[0].log())]
+
+
+class ExponentialLaw(LaplaceLaw):
+    """Z = −t·ln U ≥ 0 (unsigned): ⌊Z⌋ is geometric with ratio e^{−1/t}."""
+
+    signed = False
+
+
+class GaussianLaw(_Law):
+    """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2)."""
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        a_lo = -hi(special.ndtri(u_hi[0] * 0.5), NDTRI_ERR)
+        a_hi = -lo(special.ndtri(u_lo[0] * 0.5), NDTRI_ERR)
+        return [_scale(a_lo, a_hi, self.scale)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        return [self._b(us[0].erfcinv() * arb(2).sqrt())]
+
+
+class PolyPlaceLaw(_Law):
+    """PolyPlace(s, α): tail q ≤ q_b: u = expm1((A − ln q)/α); core q ≥ q_b: u = −expm1(log1p(−(1−q)/c)/α).
+
+    A = ln[(α+1)(1 − 1/α²)^α / K_α], c = (α−1)/K_α, q_b = (α+1)(1 − 1/α)^α / K_α (the tail mass),
+    K_α = 2(1 − 1/α)^α + α − 1, all enclosed in arb (HT 2025, Definition 6; docs/theory/noise.md#polyplace).
+    """
+
+    def __init__(self, scale: float, alpha: float) -> None:
+        super().__init__(scale)
+        self.alpha = float(alpha)
+        self.A = _const(lambda: self._consts()[0])
+        self.c = _const(lambda: self._consts()[1])
+        self.qb = _const(lambda: self._consts()[2])
+
+    def _consts(self) -> tuple[arb, arb, arb]:
+        a = arb(self.alpha)
+        r = (a * (-1 / a).log1p()).exp()
+        k = 2 * r + a - 1
+        big_a = (a + 1).log() + a * (-1 / (a * a)).log1p() - k.log()
+        return big_a, (a - 1) / k, (a + 1) * r / k
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        q_lo, q_hi = u_lo[0], u_hi[0]
+        al = self.alpha
+        # Tail.
+        t_lo = lo(self.A[0] + hi(np.log(q_hi), E) * -1.0, B)
+        t_hi = hi(self.A[1] - lo(np.log(q_lo), E), B)
+        tail_lo = lo(np.expm1(lo(t_lo / al, B)), E)
+        tail_hi = hi(np.expm1(hi(t_hi / al, B)), E)
+        # Core (1 − q is exact: q is a multiple of 2⁻⁵² in [0, 1]).
+        x_lo = lo((1.0 - q_hi) / self.c[1], B)
+        x_hi = hi((1.0 - q_lo) / self.c[0], B)
+        core_lo = -hi(np.expm1(hi(hi(np.log1p(-x_lo), E) / al, B)), E)
+        core_hi = -lo(np.expm1(lo(lo(np.log1p(-x_hi), E) / al, B)), E)
+        in_tail = q_hi <= self.qb[0]
+        in_core = q_lo >= self.qb[1]
+        a_lo = np.where(in_tail, tail_lo, np.where(in_core, core_lo, np.nan))
+        a_hi = np.where(in_tail, tail_hi, np.where(in_core, core_hi, np.nan))
+        return [_scale(a_lo, a_hi, self.scale)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        q = us[0]
+        big_a, c, qb = self._consts()
+        a = arb(self.alpha)
+        if q < qb:
+            u = ((big_a - q.log()) / a).expm1()
+        elif q > qb:
+            u = -((-(1 - q) / c).log1p() / a).expm1()
+        else:
+            return [arb.nan()]
+        return [self._b(u)]
+
+
+class StudentTLaw(_Law):
+    """|T| = σ·√(ν·expm1(−(2/ν)·ln W))·sin(πw/2): Bailey's polar form with the angle explicit."""
+
+    n_uniforms = 2
+
+    def __init__(self, scale: float, df: float) -> None:
+        super().__init__(scale)
+        self.df = float(df)
+        self.two_over = _const(lambda: 2 / arb(self.df))
+        self.half_pi = _const(lambda: arb.pi() / 2)
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        d = self.df
+        # Radius part, decreasing in W.
+        g_lo = lo(-hi(np.log(u_hi[0]), E) * self.two_over[0], B)
+        g_hi = hi(-lo(np.log(u_lo[0]), E) * self.two_over[1], B)
+        r_lo = lo(np.sqrt(lo(lo(np.expm1(g_lo), E) * d, B)), E)
+        r_hi = hi(np.sqrt(hi(hi(np.expm1(g_hi), E) * d, B)), E)
+        # Angle part, increasing in w on [0, 1].
+        th_lo = lo(u_lo[1] * self.half_pi[0], B)
+        th_hi = hi(u_hi[1] * self.half_pi[1], B)
+        s_lo = lo(np.sin(th_lo), E)
+        s_hi = np.where(th_hi >= self.half_pi[0], 1.0, hi(np.sin(th_hi), E))
+        return [_scale(lo(r_lo * s_lo, B), hi(r_hi * s_hi, B), self.scale)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        d = arb(self.df)
+        r = (d * (-(2 / d) * us[0].log()).expm1()).sqrt()
+        return [self._b(r * (us[1] / 2).sin_pi())]
+
+
+class GeneralizedCauchyLaw(_Law):
+    """Rejection from the envelope 1 on [0, 1), x^{−γ} beyond; accept with 1/(1 + min(x, 1/x)^γ).
+
+    x(U) = U/w₀ for U < w₀ = (γ−1)/γ, else (γ(1 − U))^{−1/(γ−1)}; V < a(x) accepts.
+    """
+
+    n_uniforms = 2
+    rejection = True
+
+    def __init__(self, scale: float, gamma: float) -> None:
+        super().__init__(scale)
+        g = float(gamma)
+        self.gamma = g
+        self.acceptance = (1.0 / g) * (1.0 - 1.0 / g) * math.pi / math.sin(math.pi / g)
+        self.w0 = _const(lambda: (arb(g) - 1) / arb(g))
+        self.inv = _const(lambda: 1 / (arb(g) - 1))
+
+    def _x_fast(self, u_lo: F64, u_hi: F64) -> tuple[F64, F64]:
+        g = self.gamma
+        uni_lo = lo(u_lo / self.w0[1], B)
+        uni_hi = hi(u_hi / self.w0[0], B)
+        s_lo = lo(g * (1.0 - u_hi), B)
+        s_hi = hi(g * (1.0 - u_lo), B)
+        par_lo = lo(np.exp(lo(-hi(np.log(s_hi), E) * self.inv[0], B)), E)
+        par_hi = hi(np.exp(hi(-lo(np.log(s_lo), E) * self.inv[1], B)), E)
+        uni = u_hi <= self.w0[0]
+        par = u_lo >= self.w0[1]
+        x_lo = np.where(uni, uni_lo, np.where(par, par_lo, np.nan))
+        x_hi = np.where(uni, uni_hi, np.where(par, par_hi, np.nan))
+        return x_lo, x_hi
+
+    def accept_fast(self, u_lo: list[F64], u_hi: list[F64]) -> np.ndarray:
+        g = self.gamma
+        x_lo, x_hi = self._x_fast(u_lo[0], u_hi[0])
+        below = x_hi <= 1.0
+        above = x_lo >= 1.0
+        m_lo = np.where(below, x_lo, np.where(above, lo(1.0 / x_hi, B), np.minimum(x_lo, lo(1.0 / x_hi, B))))
+        m_hi = np.minimum(np.where(below, x_hi, np.where(above, hi(1.0 / x_lo, B), 1.0)), 1.0)
+        mg_lo = lo(np.exp(lo(g * lo(np.log(m_lo), E), B)), E)
+        mg_hi = np.minimum(hi(np.exp(hi(g * hi(np.log(m_hi), E), B)), E), 1.0)
+        a_lo = lo(1.0 / hi(1.0 + mg_hi, B), B)
+        a_hi = hi(1.0 / lo(1.0 + mg_lo, B), B)
+        state = np.full(x_lo.shape, -1, dtype=np.int8)
+        state[u_hi[1] <= a_lo] = 1
+        state[u_lo[1] >= a_hi] = 0
+        return state
+
+    def _x_ball(self, u: arb) -> arb | None:
+        g = arb(self.gamma)
+        w0 = (g - 1) / g
+        if u < w0:
+            return u / w0
+        if u > w0:
+            return (-(g * (1 - u)).log() / (g - 1)).exp()
+        return None
+
+    def accept_ball(self, us: Sequence[arb]) -> bool | None:
+        x = self._x_ball(us[0])
+        if x is None or not x.is_finite():
+            return None
+        if x < 1:
+            m = x
+        elif x > 1:
+            m = 1 / x
+        else:
+            return None
+        a = 1 / (1 + (arb(self.gamma) * m.log()).exp())
+        if us[1] < a:
+            return True
+        if us[1] > a:
+            return False
+        return None
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        return [_scale(*self._x_fast(u_lo[0], u_hi[0]), self.scale)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        x = self._x_ball(us[0])
+        return [arb.nan() if x is None else self._b(x)]
+
+
+class PlanarLaplaceLaw(_Law):
+    """Y = b(ln(1/U₁) + ln(1/U₂))·(cos 2πU₃, sin 2πU₃); the float path reduces the angle to an octant."""
+
+    n_uniforms = 3
+    signed = False
+    dimension = 2
+
+    def __init__(self, scale: float) -> None:
+        super().__init__(scale)
+        self.quarter_pi = _const(lambda: arb.pi() / 4)
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        a1_lo, a1_hi = _neg_log(u_lo[0], u_hi[0])
+        a2_lo, a2_hi = _neg_log(u_lo[1], u_hi[1])
+        r_lo, r_hi = _scale(lo(a1_lo + a2_lo, B), hi(a1_hi + a2_hi, B), self.scale)
+        # θ = (o + f)·π/4, o the octant; odd octants use θ = b·π/2 − (1 − f)·π/4.
+        e_lo = u_lo[2] * 8.0  # exact
+        o = np.floor(e_lo)
+        f_lo = e_lo - o  # exact
+        f_hi = u_hi[2] * 8.0 - o  # exact, ≤ 1
+        odd = (o % 2) == 1
+        g_lo = np.where(odd, 1.0 - f_hi, f_lo)  # exact
+        g_hi = np.where(odd, 1.0 - f_lo, f_hi)
+        p_lo = lo(g_lo * self.quarter_pi[0], B)
+        p_hi = hi(g_hi * self.quarter_pi[1], B)
+        cos_lo = lo(np.cos(p_hi), E)
+        cos_hi = np.minimum(hi(np.cos(p_lo), E), 1.0)
+        sin_lo = lo(np.sin(p_lo), E)
+        sin_hi = hi(np.sin(p_hi), E)
+        b = np.where(odd, (o + 1) / 2, o / 2) % 4
+        # (cos θ, sin θ) = rot_b(cos ψ, sin ψ), sin ψ = ±sin|ψ| (− for odd octants):
+        # b=0: (C, S), b=1: (−S, C), b=2: (−C, −S), b=3: (S, −C).
+        sgn_s = np.where(odd, -1.0, 1.0)
+        x_is_cos = (b == 0) | (b == 2)
+        quarter = [b == 0, b == 1, b == 2, b == 3]
+        x_sign = np.select(quarter, [1.0, -sgn_s, -1.0, sgn_s])
+        y_sign = np.select(quarter, [sgn_s, 1.0, -sgn_s, -1.0])
+        t_lo_x = np.where(x_is_cos, cos_lo, sin_lo)
+        t_hi_x = np.where(x_is_cos, cos_hi, sin_hi)
+        t_lo_y = np.where(x_is_cos, sin_lo, cos_lo)
+        t_hi_y = np.where(x_is_cos, sin_hi, cos_hi)
+        out = []
+        for sign, t_lo, t_hi in ((x_sign, t_lo_x, t_hi_x), (y_sign, t_lo_y, t_hi_y)):
+            m_lo = lo(r_lo * np.maximum(t_lo, 0.0), B)
+            m_hi = hi(r_hi * t_hi, B)
+            out.append((np.where(sign > 0, m_lo, -m_hi), np.where(sign > 0, m_hi, -m_lo)))
+        return out
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        r = self._b(-us[0].log() - us[1].log())
+        s, c = (2 * us[2]).sin_cos_pi()
+        return [r * c, r * s]
+
+
+class UniformLaw(_Law):
+    """Z = U on [0, 1) (``uniform_on_grid`` puts c = lower and S = upper − lower)."""
+
+    signed = False
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        return [(u_lo[0], u_hi[0])]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        return [us[0]]

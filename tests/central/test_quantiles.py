@@ -1,0 +1,143 @@
+"""Exponential-mechanism quantiles: the exact sampler, JointExp's dynamic programme against brute force,
+the recursive algorithm, and the public choices."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from smoothdp.central.choose import choose_beta, choose_method
+from smoothdp.central.quantiles import (
+    ExponentialQuantile,
+    JointQuantiles,
+    RecursiveQuantiles,
+    _dyadic_parts,
+    _exact_fallback,
+    exact_categorical,
+    prepare_data,
+    recursive_levels,
+)
+from smoothdp.rng import default_rng
+
+
+def _chi2_ok(counts: np.ndarray, probs: np.ndarray, total: int) -> bool:
+    keep = probs * total >= 5
+    expected = probs[keep] * total
+    stat = float(np.sum((counts[keep] - expected) ** 2 / expected))
+    dof = int(keep.sum()) - 1
+    return stat < dof + 6 * math.sqrt(2 * max(dof, 1)) + 10  # far beyond any plausible chi-square draw
+
+
+def test_exact_categorical_matches_the_weights():
+    rng = default_rng(11)
+    logw = np.log(np.array([1.0, 2.0, 3.0, 0.5, 3.5]))
+    draws = np.bincount([exact_categorical(logw, rng) for _ in range(20000)], minlength=5)
+    assert _chi2_ok(draws, np.exp(logw) / np.exp(logw).sum(), 20000)
+
+
+def test_exact_categorical_zero_weights_are_never_drawn_and_tiny_ones_are_possible():
+    rng = default_rng(12)
+    logw = np.array([0.0, -np.inf, -1.0, -3000.0])
+    draws = {exact_categorical(logw, rng) for _ in range(3000)}
+    assert draws == {0, 2}
+    with pytest.raises(ValueError, match="positive weight"):
+        exact_categorical(np.array([-np.inf]), rng)
+
+
+def test_the_exact_fallback_agrees_with_the_fast_path():
+    rng = default_rng(13)
+    logw = np.log(np.array([1.0, 1.0, 2.0, 4.0]))
+    k, f = _dyadic_parts(logw)
+    live = f > 0
+    top = int(k.max())
+    head = live & (k - top >= -960)
+    draws = np.bincount(
+        [
+            _exact_fallback(k, f, head, live, top, rng, first_bits=int(rng.integers(0, 2**63)) * 2)
+            for _ in range(8000)
+        ],
+        minlength=4,
+    )
+    assert _chi2_ok(draws, np.array([1, 1, 2, 4]) / 8.0, 8000)
+
+
+def test_prepare_data_imputes_nan_clips_inf_and_hides_counts():
+    out = prepare_data([np.nan, np.inf, -np.inf, 3.0], 0.0, 10.0, clip=True)
+    assert out.tolist() == [0.0, 3.0, 5.0, 10.0]
+    with pytest.raises(ValueError, match="trusted data") as err:
+        prepare_data([1.0, 20.0, 30.0], 0.0, 10.0, clip=False)
+    assert "2" not in str(err.value)
+
+
+def test_em_output_stays_in_bounds_and_concentrates_on_the_median():
+    rng = default_rng(14)
+    x = np.sort(np.random.default_rng(0).normal(1.2, 1.0, 1000))
+    mech = ExponentialQuantile(0.5, epsilon=1.0, bounds=(-1e4, 1e4))
+    d = mech._prepare(x)
+    out = np.array([mech.sample(d, rng) for _ in range(300)])
+    assert np.all((out >= -1e4) & (out <= 1e4))
+    assert np.median(np.abs(out - x[499])) < 0.05
+
+
+def test_em_candidates_are_exact_on_ties():
+    rng = default_rng(15)
+    x = np.array([3.0] * 60 + [1.0] * 20 + [7.0] * 20)
+    mech = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 10.0), candidates=np.arange(11.0))
+    out = [mech.sample(mech._prepare(x), rng) for _ in range(200)]
+    assert np.mean(np.array(out) == 3.0) > 0.95
+
+
+def test_jointexp_dynamic_programme_matches_brute_force_on_interval_pairs():
+    """The sampler's law over (interval of o1, interval of o2) against the closed form."""
+    rng = default_rng(16)
+    x = np.array([0.1, 0.35, 0.4, 0.8])
+    q1, q2, eps = 0.25, 0.75, 2.0
+    mech = JointQuantiles([q1, q2], epsilon=eps, bounds=(0.0, 1.0), numerics="float", clamp=False)
+    n = x.size
+    coef = (eps - mech.margin(n)) / 4.0
+    edges = np.concatenate(([0.0], x, [1.0]))
+    lengths = np.diff(edges)
+    probs = np.zeros((n + 1, n + 1))
+    for i in range(n + 1):
+        for k in range(i, n + 1):
+            u = abs(i - q1 * n) + abs(k - i - (q2 - q1) * n) + abs(n - k - (1 - q2) * n)
+            vol = lengths[i] * lengths[k] if k > i else lengths[i] ** 2 / 2
+            probs[i, k] = vol * math.exp(-coef * u)
+    probs /= probs.sum()
+    total = 12000
+    counts = np.zeros_like(probs)
+    d = mech._prepare(x)
+    for _ in range(total):
+        o1, o2 = mech.sample(d, rng)
+        counts[np.searchsorted(x, o1), np.searchsorted(x, o2)] += 1
+    assert _chi2_ok(counts.ravel(), probs.ravel(), total)
+
+
+def test_recursive_levels_and_output_order():
+    assert [recursive_levels(m) for m in (1, 2, 3, 4, 9)] == [1, 2, 2, 3, 4]
+    rng = default_rng(17)
+    x = np.random.default_rng(1).normal(0, 1, 2000)
+    mech = RecursiveQuantiles([0.9, 0.1, 0.5, 0.1], epsilon=2.0, bounds=(-10.0, 10.0))
+    out = mech.sample(mech._prepare(x), rng)
+    assert out.shape == (4,) and out[1] == out[3]
+    assert out[1] < out[2] < out[0]
+
+
+def test_jointexp_refuses_when_its_float_margin_is_large():
+    mech = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=0.1, bounds=(-1e4, 1e4))
+    assert mech.admissible(1000) and not mech.admissible(10**6)
+    with pytest.raises(ValueError, match="method='recursive'"):
+        mech.sample(np.zeros(10**6), default_rng(1))
+
+
+def test_public_choices():
+    assert choose_method(n=1000, epsilon=0.5) == "exponential"
+    assert choose_method(n=1000, epsilon=2.0) == "smooth_sensitivity"
+    assert choose_method(n=1000, epsilon=2.0, discrete=True) == "exponential"
+    assert choose_method(n=1000, epsilon=1.0, n_quantiles=9) == "joint_exp"
+    assert choose_method(n=1000, epsilon=1.0, n_quantiles=9, joint_ok=False) == "recursive"
+    for eps in (0.1, 1.0, 2.0):
+        beta = choose_beta(n=1000, epsilon=eps, bounds=(-1e4, 1e4))
+        assert 0.02 * eps <= beta <= 0.45 * eps
