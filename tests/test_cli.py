@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+import smoothdp
 from smoothdp.cli import SIMULATION_BANNER, main
 from smoothdp.experiments import EXPERIMENTS
 
@@ -117,6 +118,8 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
                 "--bounds",
                 "0",
                 "100",
+                "--method",
+                "smooth_sensitivity",
                 "--seed",
                 "1",
             ]
@@ -133,7 +136,7 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
         assert "NOT private: do not publish" in lines[label]
     assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
     # The public fields: the guarantee with its neighbour relation, the mechanism and the proof.
-    assert re.match(r"guarantee: +1-DP +\(neighbours: one record substituted", lines["guarantee"])
+    assert re.match(r"guarantee: +1-DP .*SIMULATION.* +\(neighbours: one record substituted", lines["guarantee"])
     assert "smooth sensitivity (polyplace)" in lines["mechanism"]
     assert re.match(r"proof: +docs/theory/[a-z-]+\.md#[a-z0-9-]+$", lines["proof"])
     # Only the not-private lines carry the warning.
@@ -204,7 +207,7 @@ def _value(lines):
 def test_cli_keeps_every_row_and_skips_blank_lines(capsys, tmp_path):
     """n is public under substitution: missing, unparseable and infinite cells stay records (the old CLI
     dropped them, changing n), and a blank line is not a record (it used to crash the reader)."""
-    from smoothdp.central import Median, SmoothSensitivityMechanism
+    from smoothdp.central import Median
     from smoothdp.rng import default_rng
 
     cells = ["3", "", "NA", "abc", "inf", "-inf", "7", "8", "nan", "4.5"]
@@ -214,10 +217,8 @@ def test_cli_keeps_every_row_and_skips_blank_lines(capsys, tmp_path):
     lines = _release_lines(capsys, [*argv, "--seed", "4"])
     # The API on the same 10 records (NaN imputed with the midpoint 5, ±inf clipped), same seed.
     records = np.array([3, np.nan, np.nan, np.nan, np.inf, -np.inf, 7, 8, np.nan, 4.5])
-    expected = SmoothSensitivityMechanism(Median(bounds=(0, 10)), epsilon=1.0).release(
-        records, rng=default_rng(4)
-    )
-    assert _value(lines) == pytest.approx(expected.value, rel=1e-5)
+    expected = smoothdp.median(records, epsilon=1.0, bounds=(0, 10), rng=default_rng(4))
+    assert _value(lines) == expected.value  # full precision: the same float
     assert Median(bounds=(0, 10)).value(records) == 5.0  # 10 records; dropping the 7 odd ones gives 4.5
     out = "\n".join(lines.values())
     assert "imputed" not in out and "clipped" not in out  # nothing about the odd cells is printed

@@ -99,10 +99,16 @@ def _build_parser() -> argparse.ArgumentParser:
         help="exact (default: the hardened release path) or float (fast path, not hardened)",
     )
     release.add_argument(
+        "--method",
+        default="auto",
+        choices=("auto", "exponential", "smooth_sensitivity"),
+        help="median/quantile method (default auto: chosen from public parameters, see docs/quantiles.md)",
+    )
+    release.add_argument(
         "--noise",
-        default="polyplace",
+        default=None,
         choices=NOISES,
-        help="noise family of the smooth-sensitivity mechanism (default: polyplace)",
+        help="noise family of the smooth-sensitivity mechanism (default: polyplace; selects that method)",
     )
     release.add_argument(
         "--delta",
@@ -184,20 +190,37 @@ def _read_column(path: str, column: str) -> np.ndarray:
     return parse_numbers(cells[column])
 
 
-def _statistic(args: argparse.Namespace, bounds: tuple[float, float]) -> Any:
-    from smoothdp.central import Mean, Median, Quantile, TrimmedMean
+def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple[float, float]) -> Any:
+    """The library's entry point for the statistic, with its defaults (method, clipping, clamping)."""
+    import smoothdp
+    from smoothdp.rng import default_rng
 
+    common: dict[str, Any] = {
+        "epsilon": args.epsilon,
+        "bounds": bounds,
+        "numerics": args.numerics,
+        "rng": default_rng(args.seed),
+    }
+    # Smooth-sensitivity options only when asked for: they select that method under method="auto".
+    if args.noise is not None:
+        common["noise"] = args.noise
+    if args.delta:
+        common["delta"] = args.delta
+    if args.statistic in ("median", "quantile"):
+        common["method"] = args.method
+    elif args.method != "auto":
+        raise CliError(f"--method applies to 'median' and 'quantile' only; got it for {args.statistic!r}")
     if args.statistic == "quantile":
         if args.q is None:
             raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
-        return Quantile(args.q, bounds=bounds, clip=True)
+        return smoothdp.quantile(data, args.q, **common)
     if args.statistic == "trimmed-mean":
         if args.trim is None:
             raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
-        return TrimmedMean(args.trim, bounds=bounds, clip=True)
+        return smoothdp.trimmed_mean(data, args.trim, **common)
     if args.statistic == "mean":
-        return Mean(bounds=bounds, clip=True)
-    return Median(bounds=bounds, clip=True)
+        return smoothdp.mean(data, **common)
+    return smoothdp.median(data, **common)
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
@@ -213,19 +236,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
         )
     if args.seed is not None and args.seed < 0:
         raise CliError(f"--seed must be a non-negative integer; got {args.seed}")
-    from smoothdp.central import SmoothSensitivityMechanism
-    from smoothdp.rng import default_rng
-
-    bounds = (args.bounds[0], args.bounds[1])
     try:
-        mechanism = SmoothSensitivityMechanism(
-            _statistic(args, bounds),
-            epsilon=args.epsilon,
-            delta=args.delta,
-            noise=args.noise,
-            numerics=args.numerics,
-        )
-        release = mechanism.release(data, rng=default_rng(args.seed))
+        release = _release_statistic(args, data, (args.bounds[0], args.bounds[1]))
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
     simulation = args.seed is not None or bool(getattr(release, "is_simulation", False))
@@ -242,7 +254,7 @@ def _print_release(release: Any, statistic: str, *, simulation: bool = False) ->
     if simulation:
         print(SIMULATION_BANNER)
     print(f"statistic:   {statistic}")
-    print(f"guarantee:   {release.guarantee}   (neighbours: {release.guarantee.relation})")
+    print(f"guarantee:   {release.guarantee_text}   (neighbours: {release.guarantee.relation})")
     print(f"mechanism:   {release.mechanism}")
     if release.proof:
         print(f"proof:       {release.proof}")
@@ -251,11 +263,12 @@ def _print_release(release: Any, statistic: str, *, simulation: bool = False) ->
         if number is not None:
             print(f"{label} {number:.6g}{NOT_PRIVATE}")
     if hidden.smooth_sensitivity is not None:
-        print(f"smooth sensitivity: {hidden.smooth_sensitivity:.6g} (β = {release.beta:.4g}){NOT_PRIVATE}")
+        beta = f" (β = {release.beta:.4g})" if release.beta is not None else ""
+        print(f"smooth sensitivity: {hidden.smooth_sensitivity:.6g}{beta}{NOT_PRIVATE}")
     if release.refused:
         print(f"value:       refused ({release.reason})")
     else:
-        print(f"value:       {release.value:.6g}")
+        print(f"value:       {float(release.value)!r}")  # full precision: the exact released float
     if simulation:
         print(SIMULATION_BANNER)
 

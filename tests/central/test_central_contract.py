@@ -27,6 +27,8 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
     TrimmedMean,
 )
+from smoothdp.central.private_bounds import PrivateRange
+from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.mechanism import REGISTRY, Mechanism
 from smoothdp.privacy import ZCDP
 
@@ -53,6 +55,10 @@ def _resolves(ref: str) -> bool:
 
 # (mechanism, data, expected neighbour relation)
 CASES = [
+    (ExponentialQuantile(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RecursiveQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (JointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (PrivateRange(epsilon=1.0), X, "substitution"),
     (SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=1.0), X, "substitution"),
     (SmoothSensitivityMechanism(Quantile(0.9, bounds=(0, 1)), epsilon=1.0), X, "substitution"),
     (SmoothSensitivityMechanism(TrimmedMean(1, bounds=(0, 1)), epsilon=1.0), X, "substitution"),

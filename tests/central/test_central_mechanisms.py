@@ -98,7 +98,9 @@ def _shown(rel) -> str:
 def test_repr_str_and_to_dict_hide_smooth_sensitivity_and_noise_scale(noise):
     x = np.array([0.12, 0.2, 0.25, 0.31, 0.9, 0.93, 0.4])
     delta = 1e-6 if noise == "laplace" else 0.0
-    rel = smoothdp.median(x, epsilon=0.7, bounds=(0, 1), noise=noise, delta=delta, rng=5)
+    rel = smoothdp.median(
+        x, epsilon=0.7, bounds=(0, 1), method="smooth_sensitivity", noise=noise, delta=delta, rng=5
+    )
     secret = rel.not_private
     shown = _shown(rel)
     for value in (secret.smooth_sensitivity, secret.noise_scale, secret.noise_std):
@@ -155,14 +157,17 @@ def test_entry_points_match_the_mechanism():
     rng_seed = 12
     x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
     b = (0, 10)
+    # The smooth-sensitivity method, at an explicit β and without clamping, is exactly the mechanism.
+    ss = {"method": "smooth_sensitivity", "beta": 0.2, "clamp": False, "rng": rng_seed}
+    plain = {"beta": 0.2, "clamp": False, "rng": rng_seed}
     pairs = [
-        (smoothdp.median(x, epsilon=1.0, bounds=b, rng=rng_seed), Median(bounds=b)),
-        (smoothdp.quantile(x, 0.75, epsilon=1.0, bounds=b, rng=rng_seed), Quantile(0.75, bounds=b)),
-        (smoothdp.trimmed_mean(x, 0.25, epsilon=1.0, bounds=b, rng=rng_seed), TrimmedMean(0.25, bounds=b)),
-        (smoothdp.mean(x, epsilon=1.0, bounds=b, rng=rng_seed), Mean(bounds=b)),
+        (smoothdp.median(x, epsilon=1.0, bounds=b, **ss), Median(bounds=b)),
+        (smoothdp.quantile(x, 0.75, epsilon=1.0, bounds=b, **ss), Quantile(0.75, bounds=b)),
+        (smoothdp.trimmed_mean(x, 0.25, epsilon=1.0, bounds=b, **plain), TrimmedMean(0.25, bounds=b)),
+        (smoothdp.mean(x, epsilon=1.0, bounds=b, **plain), Mean(bounds=b)),
     ]
     for rel, stat in pairs:
-        expected = SmoothSensitivityMechanism(stat, epsilon=1.0).release(x, rng=rng_seed)
+        expected = SmoothSensitivityMechanism(stat, epsilon=1.0, beta=0.2).release(x, rng=rng_seed)
         assert rel.value == expected.value and rel.statistic == stat.name
         assert rel.guarantee == expected.guarantee
         assert rel.guarantee.neighbours == stat.neighbours == rel.details["neighbours"]
@@ -170,10 +175,13 @@ def test_entry_points_match_the_mechanism():
 
 def test_entry_points_pass_noise_options_to_the_family():
     x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
-    rel = smoothdp.median(x, epsilon=1.0, bounds=(0, 10), noise="student_t", df=5, rng=3)
-    expected = SmoothSensitivityMechanism(Median(bounds=(0, 10)), epsilon=1.0, noise="student_t", df=5)
+    common = {"epsilon": 1.0, "bounds": (0, 10), "noise": "student_t", "beta": 0.1, "clamp": False, "rng": 3}
+    rel = smoothdp.median(x, df=5, **common)
+    expected = SmoothSensitivityMechanism(
+        Median(bounds=(0, 10)), epsilon=1.0, noise="student_t", df=5, beta=0.1
+    )
     assert rel.value == expected.release(x, rng=3).value
-    assert rel.value != smoothdp.median(x, epsilon=1.0, bounds=(0, 10), noise="student_t", rng=3).value
+    assert rel.value != smoothdp.median(x, **common).value
 
 
 def test_entry_point_errors():

@@ -152,7 +152,6 @@ def test_finding4_rng_is_keyword_only_on_every_public_entry_point():
     assert not positional, f"rng is not keyword-only in {positional}"
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the CLI CSV part (prints NOT PRIVATE for a simulation)")
 def test_finding4_cli_seed_prints_not_private(tmp_path, capsys):
     from smoothdp.cli import main
 
@@ -242,7 +241,6 @@ def _cli_value(tmp_path, capsys, name: str, text: str) -> str:
     return lines[0]
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the CLI CSV part (one parser, every row kept)")
 def test_finding6_cli_keeps_non_finite_cells(tmp_path, capsys):
     """The CLI keeps every row and applies the library's policy: inf clips to the upper bound, nan is
     imputed with the midpoint, so n (and the released value, same seed) is unchanged."""
@@ -256,7 +254,6 @@ def test_finding6_cli_keeps_non_finite_cells(tmp_path, capsys):
     )
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the CLI CSV part (one maintained parser)")
 def test_finding6_cli_survives_a_blank_line(tmp_path, capsys):
     rows = [f"{i / 100}" for i in range(60)]
     _cli_value(
@@ -265,7 +262,6 @@ def test_finding6_cli_survives_a_blank_line(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------------ 7
-@pytest.mark.xfail(strict=False, reason="lands with PolyPlace stability (every admissible β)")
 @pytest.mark.parametrize("beta", [0.999, 1.0 - 1e-9])
 def test_finding7_polyplace_is_stable_as_beta_approaches_epsilon(beta):
     """β → ε (shape α = ε/β → 1): either the calibration refuses β (naming it), or the noise's ppf is

@@ -26,7 +26,6 @@ NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007; HT = Hladík & Tětek, FORC 20
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ from smoothdp.exact import check_numerics
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
-from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.validation import check_bounds, check_epsilon, check_in_range
 
 __all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
@@ -65,14 +64,25 @@ def _release(
     noise: str,
     delta: float,
     beta: float | None,
+    clamp: bool,
+    numerics: str,
     rng: SeedLike,
     accountant: Accountant | None,
     noise_options: dict[str, Any],
 ) -> Release:
+    """One smooth-sensitivity release of ``statistic``, clamped into its bounds if asked (post-processing)."""
+    if not isinstance(clamp, bool | np.bool_):
+        raise TypeError(f"clamp must be True or False; got {clamp!r}")
     mech = SmoothSensitivityMechanism(
-        statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, **noise_options
+        statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, numerics=numerics, **noise_options
     )
-    return mech.release(x, accountant=accountant, rng=rng)
+    release = mech.release(x, accountant=accountant, rng=rng)
+    if not clamp:
+        return release
+    lo, hi = statistic.bounds
+    return dataclasses.replace(
+        release, value=float(np.clip(release.value, lo, hi)), details={**release.details, "clamp": True}
+    )
 
 
 def median(
@@ -180,6 +190,10 @@ def quantile(
             method = "smooth_sensitivity"  # smooth-sensitivity options given: only that method uses them
     if method == "exponential":
         _no_noise_options(noise, delta, beta, noise_options)
+    elif candidates is not None:
+        raise TypeError(
+            "candidates applies to method='exponential' only (the smooth-sensitivity release is continuous)"
+        )
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
         if method == "exponential":
@@ -350,6 +364,7 @@ def _run(
         }
         return dataclasses.replace(
             inner,
+            is_simulation=not is_secure(gen),
             guarantee=total,
             mechanism=f"{inner.mechanism} with private bounds ({ranger.name})",
             source=f"{inner.source}; bounds: {ranger.source}",
@@ -358,9 +373,6 @@ def _run(
     lo, hi = check_bounds(bounds, name="bounds (lower, upper)")
     mech = build(epsilon, lo, hi)
     return mech.release(x, accountant=accountant, rng=rng)
-
-
-_SS_TAKES_NUMERICS = "numerics" in inspect.signature(SmoothSensitivityMechanism.__init__).parameters
 
 
 class _SmoothQuantile(SmoothSensitivityMechanism):
@@ -384,9 +396,14 @@ class _SmoothQuantile(SmoothSensitivityMechanism):
         numerics: str,
         noise_options: dict[str, Any],
     ) -> None:
-        extra = {"numerics": numerics} if _SS_TAKES_NUMERICS else {}
         super().__init__(
-            statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, **extra, **noise_options
+            statistic,
+            epsilon=epsilon,
+            delta=delta,
+            beta=beta,
+            noise=noise,
+            numerics=numerics,
+            **noise_options,
         )
         self._clip_data = bool(clip)
         self._clamp = bool(clamp)
@@ -494,14 +511,17 @@ def trimmed_mean(
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
     beta: float | None = None,
-    clip: bool = False,
+    clip: bool = True,
+    clamp: bool = True,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     **noise_options: Any,
 ) -> Release:
     """Private trimmed mean (Bun & Steinke, NeurIPS 2019) under substitution: ``trim`` records per end
-    (int) or a proportion per end (float) (docs/theory/smooth-sensitivity.md#trimmed-mean); other
-    arguments as :func:`median`."""
+    (int) or a proportion per end (float) (docs/theory/smooth-sensitivity.md#trimmed-mean). Records are
+    clipped into ``bounds`` (NaN imputed with their midpoint) and the release is clamped into them unless
+    ``clamp=False``; other arguments as :func:`median`."""
     return _release(
         TrimmedMean(trim, bounds=bounds, clip=clip),
         x,
@@ -509,6 +529,8 @@ def trimmed_mean(
         noise=noise,
         delta=delta,
         beta=beta,
+        clamp=clamp,
+        numerics=numerics,
         rng=rng,
         accountant=accountant,
         noise_options=noise_options,
@@ -523,7 +545,9 @@ def mean(
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
     beta: float | None = None,
-    clip: bool = False,
+    clip: bool = True,
+    clamp: bool = True,
+    numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     **noise_options: Any,
@@ -541,6 +565,8 @@ def mean(
         noise=noise,
         delta=delta,
         beta=beta,
+        clamp=clamp,
+        numerics=numerics,
         rng=rng,
         accountant=accountant,
         noise_options=noise_options,

@@ -172,7 +172,7 @@ class GlobalSensitivityMedian(Mechanism):
         rounded)."""
         n = check_int("size", size, minimum=1)
         value = self.statistic.value(self._prepare(x))
-        return value + np.asarray(self._noise.sample(n, resolve_rng(rng)), dtype=np.float64)
+        return value + np.asarray(self._noise.sample(n, resolve_rng(rng), numerics="float"), dtype=np.float64)
 
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         value = add_noise(
@@ -246,7 +246,7 @@ class GaussianMean(Mechanism):
         rounded)."""
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
-        noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng))
+        noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng), numerics="float")
         return float(np.mean(data)) + np.asarray(noise, dtype=np.float64)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
@@ -316,5 +316,7 @@ def ratio_local_sensitivity_laplace(
     if check_int("b", b, minimum=2) < check_int("a", a, minimum=0):
         raise ValueError(f"a must be at most b; got a={a}, b={b}")
     scale = float(ratio_local_sensitivity(a, b)) / eps  # > 0: a ≥ 1 or b − a ≥ 1
-    noise = Laplace(scale).sample(check_int("size", size, minimum=1), resolve_rng(rng))
+    noise = Laplace(scale).sample(
+        check_int("size", size, minimum=1), resolve_rng(rng), numerics="float"
+    )
     return np.asarray(a / b + noise, dtype=np.float64)

@@ -155,7 +155,7 @@ class SmoothSensitivityMechanism(Mechanism):
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
         s = self.statistic.smooth_sensitivity(d, self.calibration.beta)
-        z = np.asarray(self.calibration.noise.sample(n, resolve_rng(rng)), dtype=np.float64)
+        z = np.asarray(self.calibration.noise.sample(n, resolve_rng(rng), numerics="float"), dtype=np.float64)
         return self.statistic.value(d) + s * z
 
     def _prepare(self, data: Any) -> PreparedData:

@@ -168,7 +168,9 @@ class ProposeTestRelease(Mechanism):
         gen = resolve_rng(rng)
         distance = distance_to_instability(self.statistic, d, self.bound)
         passed = np.asarray(self._noisy_distance(distance, n, gen)) >= self.threshold
-        values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(n, gen)
+        values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(
+            n, gen, numerics="float"
+        )
         return np.where(passed, values, np.nan)
 
     def _prepare(self, data: Any) -> PreparedData:

@@ -288,13 +288,13 @@ class SampleAndAggregate(Mechanism):
         gen = resolve_rng(rng)
         z = self._block_outputs_many(data, n, gen)
         if self.aggregator == "mean":
-            return z.mean(axis=1) + self._noise.sample(n, gen)
+            return z.mean(axis=1) + self._noise.sample(n, gen, numerics="float")
         # The median mechanism depends on the multiset of block outputs: one S_β per distinct multiset.
         distinct, which = np.unique(np.sort(z, axis=1), axis=0, return_inverse=True)
         stat, beta = self._median.statistic, self._median.beta
         values = np.array([stat.value(row) for row in distinct])
         scales = np.array([stat.smooth_sensitivity(row, beta) for row in distinct])
-        noise = np.asarray(self._median.calibration.noise.sample(n, gen), dtype=np.float64)
+        noise = np.asarray(self._median.calibration.noise.sample(n, gen, numerics="float"), dtype=np.float64)
         which = which.reshape(-1)
         return values[which] + scales[which] * noise
 

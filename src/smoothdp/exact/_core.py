@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
-from flint import arb, ctx, fmpq, fmpz
+from flint import arb, ctx, fmpq
 from numpy.typing import NDArray
 
 __all__ = [
@@ -176,7 +176,7 @@ class FloorRounder:
         return float(man << exp) if exp >= 0 else float(man >> -exp)
 
 
-def _round_ball_end(end: arb, rounder: Rounder, upper: bool) -> float:
+def _round_ball_end(end: arb, rounder: Rounder) -> float:
     """R of one exact end of an arb ball (nan when the ball is not finite)."""
     if not end.is_finite():
         return math.nan
@@ -188,8 +188,8 @@ def round_ball(y: arb, rounder: Rounder) -> float | None:
     """R(y) if it is the same at both ends of the ball y, else None."""
     if y.is_nan() or not y.is_finite():
         return None
-    a = _round_ball_end(y.lower(), rounder, upper=False)
-    b = _round_ball_end(y.upper(), rounder, upper=True)
+    a = _round_ball_end(y.lower(), rounder)
+    b = _round_ball_end(y.upper(), rounder)
     if a == b and not math.isnan(a):
         return a
     return None
@@ -281,7 +281,7 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
     k_parts: list[list[U64]] = [[] for _ in range(law.n_uniforms)]
     refined: dict[int, list[Uniform]] = {}
     filled = 0
-    ms: list[int] = []
+    ms = [63 if law.signed else 64] + [64] * (law.n_uniforms - 1)
     while filled < n:
         missing = n - filled
         m = int(missing / law.acceptance + 6.0 * math.sqrt(missing) + 16)
@@ -348,7 +348,9 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
             undecided |= ~(r_lo == r_hi)  # nan (no enclosure) is undecided too
     slow = np.flatnonzero(undecided)
     for i in slow:
-        us = cand.refined.get(int(i)) or [Uniform(int(k[i]), mb) for k, mb in zip(cand.ks, cand.ms, strict=True)]
+        us = cand.refined.get(int(i)) or [
+            Uniform(int(k[i]), mb) for k, mb in zip(cand.ks, cand.ms, strict=True)
+        ]
         out[i] = _decide_slow(law, affine, int(i), bool(cand.neg[i]), us, rounder, rng)
     LAST_STATS.elements = n
     LAST_STATS.slow = int(slow.size)
@@ -404,11 +406,6 @@ def _decide_slow(
 
 def _is_zero(s: arb) -> bool:
     return bool(s.is_zero())
-
-
-def fraction_arb(num: int, den: int) -> arb:
-    """A ball containing num/den at the current precision."""
-    return arb(fmpq(fmpz(num), fmpz(den)))
 
 
 def end_fraction(end: arb) -> Fraction:

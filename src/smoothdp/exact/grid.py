@@ -38,6 +38,14 @@ class OutputGrid:
     exponent: int
     precision: int = DEFAULT_PRECISION
 
+    def __post_init__(self) -> None:
+        # Grid points must be floats: at most 53 significant bits, and the fixed-point step 2^(E−p) a
+        # normal float.
+        if not 1 <= int(self.precision) <= 52:
+            raise ValueError(f"precision must be an integer in [1, 52]; got {self.precision!r}")
+        if not -1000 <= int(self.exponent) <= 1024:
+            raise ValueError(f"exponent must be an integer in [-1000, 1024]; got {self.exponent!r}")
+
     @classmethod
     def for_magnitude(cls, magnitude: float, *, precision: int = DEFAULT_PRECISION) -> OutputGrid:
         """The grid whose fixed-point part covers |y| < 2^⌈log2 magnitude⌉ (``magnitude`` public, > 0)."""

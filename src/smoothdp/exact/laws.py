@@ -33,8 +33,8 @@ from smoothdp.exact._core import (
     ELEM_ERR as E,
 )
 from smoothdp.exact._core import (
-    NDTRI_ERR,
     F64,
+    NDTRI_ERR,
     dyadic_to_float_bounds,
     hi,
     lo,

@@ -8,16 +8,15 @@ that this is post-processing of the ideal mechanism: docs/theory/floating-point.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-import math
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-
 from flint import arb, ctx, fmpq
+from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import _core
 from smoothdp.exact.grid import OutputGrid

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-
 from flint import arb
+from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import check_numerics
 from smoothdp.exact._core import Affine, FloorRounder, run
@@ -145,7 +144,12 @@ class DiscreteLaplace(NoiseDistribution):
         return int(draws) if size is None else draws
 
     def _sample_exact(self, size: Size, rng: np.random.Generator) -> NDArray[np.int64]:
-        shape: tuple[int, ...] = () if size is None else ((int(size),) if np.ndim(size) == 0 else tuple(size))
+        if size is None:
+            shape: tuple[int, ...] = ()
+        elif isinstance(size, int | np.integer):
+            shape = (int(size),)
+        else:
+            shape = tuple(int(k) for k in size)
         n = math.prod(shape)
         zero = np.zeros((2 * n, 1))
         one = np.ones((2 * n, 1))

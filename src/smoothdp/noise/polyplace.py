@@ -87,14 +87,15 @@ class PolyPlace(NoiseDistribution):
         """s/α, where core and tail meet: |d/dx ln pdf| rises to α/s there and falls beyond (HT Def. 6)."""
         return (self.scale / self.shape,)
 
-    # -- |X| from the tail mass, shared by ppf and the float sampler ------------------------------------------
+    # -- |X| from the tail mass, shared by ppf and the float sampler ----------------------------------------
     def _abs_from_log_mass(self, log_m: NDArray[np.float64]) -> NDArray[np.float64]:
         """u with P(|X| > u) = m, given ln m ∈ [−inf, 0] (standardized; monotone, no NaN for valid input).
 
         Core (m ≥ T_b): P(|X| > u) = (2r + (α−1)(1−u)^α)/K_α (a sum of positive terms), so
         (1−u)^α = r + (K_α/(α−1))·(m − T_b) — no cancellation at the breakpoint however close α is to
-        1 — and, near m = 1, (1−u)^α = 1 − (1 − m)K_α/(α−1) (no cancellation there); u = −expm1(ln(·)/α). Tail (m ≤ T_b): ln(1+u) = ln(1 + 1/α) + (ln T_b − ln m)/α. Each branch is
-        clipped at the breakpoint 1/α, so the inverse is monotone across it.
+        1 — and, near m = 1, (1−u)^α = 1 − (1 − m)K_α/(α−1) (no cancellation there); u = −expm1(ln(·)/α).
+        Tail (m ≤ T_b): ln(1+u) = ln(1 + 1/α) + (ln T_b − ln m)/α. Each branch is clipped at the
+        breakpoint 1/α (and the core's two forms at their switch), so the inverse is monotone.
         """
         alpha = self.shape
         log_m = np.asarray(log_m, dtype=np.float64)

@@ -1,9 +1,13 @@
-"""Certified numeric smooth sensitivity of any differentiable f on a box of R or R² (Euclidean metric).
+"""Numeric smooth sensitivity of any differentiable f on a box of R or R² (Euclidean metric).
+
+The bound is rigorous only when a curvature bound M ≥ sup‖∇²f‖ is given (``curvature=``) or the caller
+supplies per-cell gradient bounds; with neither, M is *estimated* from second differences on the grid and
+the result is a heuristic that a feature narrower than the grid step can defeat.
 
 The generic candidate-point procedure (Liang & Yi, CCS 2024, Section 3.3;
 docs/theory/geo-privacy.md#generic-candidate-point-procedure) as a grid search over the candidate pairs
-(x', x'') with a **rigorous discretization error bound** added on top, so the result is an upper bound
-(docs/theory/geo-privacy.md#grid-lipschitz-bound):
+(x', x'') with a discretization error bound added on top, so the result is an upper bound when M is
+a true curvature bound (docs/theory/geo-privacy.md#grid-lipschitz-bound):
 
 * :class:`GridLipschitzBound`: upper bounds on the pointwise Lipschitz constant over the cells of a grid,
   built once per function, then the smooth sensitivity of any users;
@@ -261,7 +265,8 @@ def numeric_pointwise_lipschitz(
 
 
 class GridLipschitzBound:
-    """Certified upper bounds on the pointwise Lipschitz constant of f over the cells of a grid on a box.
+    """Upper bounds on the pointwise Lipschitz constant of f over the cells of a grid on a box (rigorous
+    with ``curvature=``; heuristic when the curvature is estimated, see ``curvature_estimated``).
 
     Built once per function (the cost is quadratic in the number of nodes), then used for any users, β
     and growth by :meth:`smooth_sensitivity`. Parameters as in :func:`numeric_smooth_sensitivity`.
@@ -295,15 +300,10 @@ class GridLipschitzBound:
         )
 
     def points(self, x: ArrayLike) -> NDArray[np.float64]:
-        """Users' points as (n, d), refused when outside the domain (the bound holds only on it)."""
+        """Users' points as (n, d), clipped into the domain (the bound holds only on it; clipping onto a
+        box never increases distances, so it is part of the mechanism and no point is refused)."""
         pts = _as_points(x, self.dim)
-        outside = np.any((pts < self.box[:, 0]) | (pts > self.box[:, 1]), axis=1)
-        if np.any(outside):
-            raise ValueError(
-                f"x has {int(outside.sum())} point(s) outside the domain {self.box.tolist()}; "
-                "the numeric smooth sensitivity holds only on its domain (clip the data to it)"
-            )
-        return pts
+        return np.clip(pts, self.box[:, 0], self.box[:, 1])
 
     def _nearest_node(self, pts: NDArray[np.float64]) -> NDArray[np.intp]:
         steps = self.grid.steps
@@ -358,7 +358,8 @@ def numeric_smooth_sensitivity(
     resolution: int | None = None,
     chunk: int = 256,
 ) -> NumericSmoothSensitivity:
-    """Smooth sensitivity of a differentiable f on a box U ⊂ R^d (d = 1, 2) by a certified grid search.
+    """Smooth sensitivity of a differentiable f on a box U ⊂ R^d (d = 1, 2) by a grid search (rigorous
+    with ``curvature=``, heuristic without).
 
     Liang & Yi (CCS 2024), Section 3.3: S*(x) = sup_{x', x''} ψ_x(x', x'') with
     ψ_x(x', x'') = |f(x') − f(x'')| / (‖x' − x''‖·G_β(‖x − x'‖)) and ψ_x(x', x') = ‖∇f(x')‖/G_β(‖x − x'‖).
@@ -366,7 +367,7 @@ def numeric_smooth_sensitivity(
     (x', x'') that includes the diagonal (gradients) and the user's own point.
 
     The sup is taken over the declared domain U (their Definition 9 takes it over the data universe); data
-    outside U void the bound and are refused. Upward safety: each cell's pointwise Lipschitz bound adds
+    outside U void the bound and are clipped into U. Upward safety: each cell's pointwise Lipschitz bound adds
     the discretization error of the grid (see ``_cell_lipschitz``: first order in the grid step, using the
     curvature bound M = sup‖∇²f‖ and the global Lipschitz constant); then
     S(x) = max_j Lcell_j / G_β(dist(x, cell_j)) ≥ S*(x). When ``curvature`` is None, M is estimated as
