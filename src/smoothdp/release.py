@@ -108,6 +108,9 @@ class Release:
     is_simulation
         ``True`` when the noise came from a seeded or non-cryptographic generator: the value is **not
         private** (the noise can be regenerated). Set by :meth:`smoothdp.mechanism.Mechanism.release`.
+    caveat
+        Non-empty when the guarantee rests on an assumption the library could not check (e.g. a
+        LipschitzQuery whose curvature was estimated: "HEURISTIC: ..."); printed with the guarantee.
     not_private
         :class:`NotPrivate`: data-dependent values for the data holder; never publish them.
     """
@@ -125,6 +128,7 @@ class Release:
     details: dict[str, Any] = field(default_factory=dict)
     not_private: NotPrivate = field(default_factory=NotPrivate)
     is_simulation: bool = False
+    caveat: str = ""
 
     @property
     def neighbours(self) -> str:
@@ -133,10 +137,14 @@ class Release:
 
     @property
     def guarantee_text(self) -> str:
-        """The guarantee in words; for a simulation, followed by :data:`SIMULATION_NOTE`."""
+        """The guarantee in words; for a simulation, followed by :data:`SIMULATION_NOTE`, and by the
+        :attr:`caveat` when the guarantee rests on an unproved assumption (e.g. a heuristic bound)."""
+        text = str(self.guarantee)
+        if self.caveat:
+            text += f" — {self.caveat}"
         if self.is_simulation:
-            return f"{self.guarantee} — {SIMULATION_NOTE}"
-        return str(self.guarantee)
+            text += f" — {SIMULATION_NOTE}"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         """The public fields as JSON-ready values (full precision); ``not_private`` is left out."""
@@ -149,6 +157,7 @@ class Release:
                 "guarantee": self.guarantee,
                 "guarantee_text": self.guarantee_text,
                 "is_simulation": self.is_simulation,
+                "caveat": self.caveat,
                 "neighbours": self.neighbours,
                 "mechanism": self.mechanism,
                 "source": self.source,
@@ -165,7 +174,9 @@ class Release:
         return float(self.value)
 
     def __str__(self) -> str:
-        note = f" — {SIMULATION_NOTE}" if self.is_simulation else ""
+        note = (f" — {self.caveat}" if self.caveat else "") + (
+            f" — {SIMULATION_NOTE}" if self.is_simulation else ""
+        )
         if self.refused:
             return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}{note}"
         value = self.value

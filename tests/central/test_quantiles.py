@@ -3,6 +3,7 @@ the recursive algorithm, and the public choices."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -15,7 +16,10 @@ from smoothdp.central.quantiles import (
     RecursiveQuantiles,
     _dyadic_parts,
     _exact_fallback,
+    _lae_scan,
+    _scan_depth,
     exact_categorical,
+    joint_margin,
     prepare_data,
     recursive_levels,
 )
@@ -125,11 +129,97 @@ def test_recursive_levels_and_output_order():
     assert out[1] < out[2] < out[0]
 
 
-def test_jointexp_refuses_when_its_float_margin_is_large():
+def test_jointexp_refuses_only_when_its_float_margin_is_large():
     mech = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=0.1, bounds=(-1e4, 1e4))
-    assert mech.admissible(1000) and not mech.admissible(10**6)
+    assert mech.admissible(1000) and mech.admissible(10**6)
+    tiny = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1e-8, bounds=(-1e4, 1e4))
+    assert not tiny.admissible(10)
     with pytest.raises(ValueError, match="method='recursive'"):
-        mech.sample(np.zeros(10**6), default_rng(1))
+        tiny.sample(np.zeros(10), default_rng(1))
+
+
+def test_jointexp_margin_is_small_public_and_monotone():
+    """Deciles at n = 10^5, eps = 1 cost at most 10% of eps (in fact far less); 20 quantiles stay admissible
+    up to n = 10^6 at eps >= 0.05; the margin reads only public parameters."""
+    deciles = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0))
+    assert deciles.margin(10**5) <= 0.1 * 1.0
+    assert deciles.margin(10**5) <= 1e-4
+    for eps in (0.05, 0.5, 2.0):
+        twenty = JointQuantiles(np.linspace(0.02, 0.98, 20), epsilon=eps, bounds=(-1e6, 1e6))
+        assert twenty.admissible(10**6)
+        margins = [twenty.margin(10**k) for k in range(1, 7)]
+        assert margins == sorted(margins) and margins[0] > 0.0
+    assert joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0) == deciles.margin(10**5)
+
+
+def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
+    v = np.random.default_rng(3).normal(0.0, 30.0, (2, 5000))
+    v[0, 7] = v[1, 100] = -np.inf
+    assert np.allclose(_lae_scan(v), np.logaddexp.accumulate(v, axis=1), rtol=0, atol=1e-9)
+    assert _lae_scan(np.full((1, 300), -np.inf)).tolist() == [[-np.inf] * 300]
+    # D(L) = L - 1 for L <= 64, else 64 + D(ceil(L / 64)).
+    assert [_scan_depth(k) for k in (1, 64, 65, 64 * 64, 64 * 64 + 1, 10**6 + 1)] == [
+        0, 63, 65, 127, 129, 64 * 3 + 63
+    ]
+
+
+def _jointexp_brute_force(x, qs, lower, upper, coef):
+    """Closed-form law of the interval sequence i_1 <= ... <= i_m of JointExp (volume L^k/k! per run)."""
+    n, m = x.size, len(qs)
+    lengths = np.diff(np.concatenate(([lower], np.sort(x), [upper])))
+    targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
+    law = {}
+    for seq in itertools.combinations_with_replacement(range(n + 1), m):
+        counts = np.diff(np.concatenate(([0], seq, [n])))
+        vol = 1.0
+        for i in set(seq):
+            k = seq.count(i)
+            vol *= lengths[i] ** k / math.factorial(k)
+        if vol > 0:
+            law[seq] = vol * math.exp(-coef * float(np.sum(np.abs(counts - targets))))
+    total = sum(law.values())
+    return {s: p / total for s, p in law.items()}
+
+
+def _jointexp_sampler_law(tables, m, n):
+    """The exact law of the backward draws (interval, then repeats) read off the sampler's float weights."""
+    law = {}
+
+    def walk(j, last, suffix, prob):
+        if j < 0:
+            law[tuple(suffix)] = law.get(tuple(suffix), 0.0) + prob
+            return
+        wi = np.exp(tables.interval_weights(j, last))
+        for i in np.flatnonzero(wi > 0):
+            wr = np.exp(tables.repeat_weights(j, int(i)))
+            for r in np.flatnonzero(wr > 0):
+                p = prob * wi[i] / wi.sum() * wr[r] / wr.sum()
+                walk(j - int(r) - 1, int(i), [int(i)] * (int(r) + 1) + suffix, p)
+
+    walk(m - 1, n + 1, [], 1.0)
+    return law
+
+
+@pytest.mark.parametrize(
+    ("x", "qs", "eps"),
+    [
+        ([0.8, 0.1, 0.35, 0.35, 0.4], [0.2, 0.5, 0.7], 2.0),  # ties: an empty interval
+        ([0.05, 0.2, 0.9, 0.6, 0.3, 0.3], [0.1, 0.25, 0.5, 0.9], 0.7),
+        ([1.0, 1.0, 1.0], [0.3, 0.6], 1.0),  # all at the upper bound
+        ([], [0.5, 0.75], 1.0),  # n = 0
+    ],
+)
+def test_jointexp_programme_is_exactly_the_brute_force_law(x, qs, eps):
+    """Every probability of the backward draws (from the float tables) against the closed form."""
+    mech = JointQuantiles(qs, epsilon=eps, bounds=(0.0, 1.0))
+    d = mech._prepare(x)
+    n = d.size
+    coef = (eps - mech.margin(n)) / 4.0
+    expected = _jointexp_brute_force(d, list(mech.unique_qs), 0.0, 1.0, coef)
+    got = _jointexp_sampler_law(mech._tables(d, coef), len(qs), n)
+    assert set(got) == set(expected)
+    for seq, p in expected.items():
+        assert got[seq] == pytest.approx(p, rel=1e-9)
 
 
 def test_public_choices():

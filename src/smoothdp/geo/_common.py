@@ -201,6 +201,7 @@ class GeoMechanism(Mechanism):
             details=self._public_details(),
             beta=self.calibration.beta if self.calibration is not None else None,
             sampler=sampler_label(self.numerics),
+            caveat=self.query.sensitivity_note if self.query.heuristic_sensitivity else "",
         )
 
     def _public_details(self) -> dict[str, Any]:
