@@ -18,7 +18,7 @@ from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, comp
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import default_rng
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ZCDP",

@@ -157,9 +157,9 @@ def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
     v[0, 7] = v[1, 100] = -np.inf
     assert np.allclose(_lae_scan(v), np.logaddexp.accumulate(v, axis=1), rtol=0, atol=1e-9)
     assert _lae_scan(np.full((1, 300), -np.inf)).tolist() == [[-np.inf] * 300]
-    # D(L) = L - 1 for L <= 64, else 64 + D(ceil(L / 64)).
+    # D(L) = L - 1 for L <= 64, else 64 + D(ceil(L / 64)); 10^6 + 1 -> 15626 -> 245 -> 4.
     assert [_scan_depth(k) for k in (1, 64, 65, 64 * 64, 64 * 64 + 1, 10**6 + 1)] == [
-        0, 63, 65, 127, 129, 64 * 3 + 63
+        0, 63, 65, 127, 129, 64 * 3 + 3
     ]
 
 
