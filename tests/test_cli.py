@@ -136,7 +136,8 @@ def test_release_median_prints_guarantee_scale_and_value(capsys, ages_csv):
         assert "NOT private: do not publish" in lines[label]
     assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
     # The public fields: the guarantee with its neighbour relation, the mechanism and the proof.
-    assert re.match(r"guarantee: +1-DP .*SIMULATION.* +\(neighbours: one record substituted", lines["guarantee"])
+    guarantee = r"guarantee: +1-DP .*SIMULATION.* +\(neighbours: one record substituted"
+    assert re.match(guarantee, lines["guarantee"])
     assert "smooth sensitivity (polyplace)" in lines["mechanism"]
     assert re.match(r"proof: +docs/theory/[a-z-]+\.md#[a-z0-9-]+$", lines["proof"])
     # Only the not-private lines carry the warning.
