@@ -40,7 +40,13 @@ Release = Callable[[], NDArray[np.float64]]
 Prepare = Callable[[Dataset, float, int], Release]
 
 #: smoothdp method names probed when ``median``/``quantiles`` take ``method=`` (plus any the signature lists).
-KNOWN_SMOOTHDP_METHODS: tuple[str, ...] = ("auto", "smooth_sensitivity", "exponential", "jointexp", "kss")
+KNOWN_SMOOTHDP_METHODS: tuple[str, ...] = (
+    "auto",
+    "smooth_sensitivity",
+    "exponential",
+    "joint_exp",
+    "recursive",
+)
 #: The competitors' method names, in table order.
 COMPETITORS: tuple[str, ...] = ("diffprivlib", "opendp-em", "opendp-tree")
 OPENDP_GRID_SIZE = 10_001

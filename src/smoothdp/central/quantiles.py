@@ -15,6 +15,16 @@ rank of :class:`~smoothdp.central.statistics.Quantile`). Under substitution #{x_
 |I_j|·exp(−ε′|j − t|/2), then a uniform point inside it, rounded onto the public grid of the bounds by
 :func:`smoothdp.exact.uniform_on_grid`. O(n log n) for the sort, O(n) after.
 
+**A public lattice for tied data** (``lattice=``, default 1.0: the integers;
+docs/theory/quantiles.md#a-public-lattice-for-tied-data). The base measure is μ = Lebesgue + c·(counting
+measure on the public lattice sℤ within the bounds), c = 2^-20·s, and the utility is tie-aware,
+u(y) = −dist(t, [#{x_i < y}, #{x_i ≤ y}]) (sensitivity 1; equal to the rank utility off the data). The
+exponential mechanism w.r.t. any data-independent μ is ε-DP, and on tied lattice data (ages, counts, round
+incomes) it outputs the tied value itself. Sampling stays O(n) after the sort: the atoms inside each open gap
+between order statistics are grouped with the gap (same utility; their number by exact floor/ceil), one atom
+per distinct data value on the lattice; inside a chosen gap, an exact Bernoulli chooses the continuum or a
+uniform lattice point.
+
 **Exact sampling with float weights** (docs/theory/quantiles.md#sampling-exactly-from-float-weights). The log
 weights are computed in floats with a certified absolute error η (a public bound from n, ε and the bounds);
 the interval is then drawn *exactly* in proportion to the float weights (dyadic rationals f·2^k), by a float
@@ -56,6 +66,7 @@ __all__ = [
     "ExponentialQuantile",
     "JointQuantiles",
     "RecursiveQuantiles",
+    "check_lattice",
     "exact_categorical",
     "joint_margin",
     "log_weight_margin",
@@ -275,6 +286,153 @@ def sample_em_candidates(
     return float(candidates[exact_categorical(-coef * dist, rng)])
 
 
+#: Mass of one lattice atom per unit of lattice spacing: c = _ATOM_MASS·s
+#: (docs/theory/quantiles.md#choosing-the-atom-mass).
+_ATOM_MASS = 2.0**-20
+#: A lattice spacing s = m·2^e (m odd) needs m < 2^_ODD_BITS: then at least ±2^(51 − _ODD_BITS) multiples are atoms.
+_ODD_BITS = 21
+#: Allowed range of a lattice spacing (c and the lattice's reach stay normal, finite floats).
+_SPACING_RANGE = (2.0**-900, 2.0**900)
+
+
+def _odd_part(spacing: float) -> int:
+    """m of spacing = m·2^e, m odd (spacing a positive finite float)."""
+    man, _ = math.frexp(spacing)
+    odd = int(man * 2.0**53)
+    return odd >> ((odd & -odd).bit_length() - 1)
+
+
+class _Lattice:
+    """The public lattice Λ = {k·s : |k| ≤ K} and its atom mass c = _ATOM_MASS·s.
+
+    s = m·2^e with m odd, m < 2^21, and K = ⌊2^51/m⌋: every k·s with |k| ≤ K + 1 is an exact float
+    (|k·m| ≤ 2^53) and every count (≤ 2K + 1 ≤ 2^52 + 1) an exact float integer, so floors, counts and the
+    points themselves are computed exactly. K depends on s alone (never on the bounds, which may be private
+    outputs): lattice points beyond K·s (K ≥ 2^30; K·s = 2^51 for the integers) are not atoms.
+    """
+
+    def __init__(self, spacing: float) -> None:
+        self.spacing = spacing
+        self.reach = (1 << 51) // _odd_part(spacing)  # K
+        self.mass = _ATOM_MASS * spacing  # c (exact: a power-of-two multiple)
+        self.edge = float(self.reach + 1) * spacing  # (K + 1)·s, exact
+        self.top = float(self.reach) * spacing  # K·s, exact
+
+    def floor(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """⌊v/s⌋ exactly, for v clipped into [−(K + 1)s, (K + 1)s] (integer-valued floats)."""
+        s = self.spacing
+        w = np.clip(v, -self.edge, self.edge)
+        k = np.floor(w / s)  # within ±1 of the exact floor (|w/s| ≤ 2^53, rounding error ≤ 1/2)
+        k = np.where(k * s > w, k - 1.0, k)  # products exact: |k·m| ≤ 2^53
+        out: NDArray[np.float64] = np.where((k + 1.0) * s <= w, k + 1.0, k)
+        return out
+
+    def first_above(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The smallest k ≥ −K with k·s > v."""
+        out: NDArray[np.float64] = np.maximum(self.floor(v) + 1.0, -float(self.reach))
+        return out
+
+    def count_open(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """#Λ ∩ (lo, hi), exactly (integer-valued floats < 2^53)."""
+        f_hi = self.floor(hi)
+        hi_clip = np.clip(hi, -self.edge, self.edge)
+        last = np.where(f_hi * self.spacing == hi_clip, f_hi - 1.0, f_hi)  # largest k with k·s < hi
+        last = np.minimum(last, float(self.reach))
+        out: NDArray[np.float64] = np.maximum(0.0, last - self.first_above(lo) + 1.0)
+        return out
+
+    def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
+        out: NDArray[np.bool_] = (np.abs(v) <= self.top) & (self.floor(v) * self.spacing == v)
+        return out
+
+    def log_width(self, width: float) -> float:
+        """A public bound on every argument of a logarithm in the weights: width + c·(width/s + 2)."""
+        return width + self.mass * (width / self.spacing + 2.0)
+
+
+def check_lattice(lattice: Any) -> float | None:
+    """The spacing s of ``lattice=`` (None: no lattice), validated from s alone."""
+    if lattice is None:
+        return None
+    real = int | float | np.integer | np.floating
+    if isinstance(lattice, bool | np.bool_) or not isinstance(lattice, real):
+        raise TypeError(f"lattice must be a positive spacing (float) or None; got {lattice!r}")
+    s = float(lattice)
+    lo, hi = _SPACING_RANGE
+    if not (lo <= s <= hi):
+        raise ValueError(f"lattice must be a spacing in [2^-900, 2^900] or None; got {lattice!r}")
+    if _odd_part(s) >= 1 << _ODD_BITS:
+        raise ValueError(
+            f"lattice={lattice!r}: its multiples are not exact floats (spacing = m·2^e needs an odd "
+            "m < 2^21: an integer, a power of two such as 0.25, or a product of both); rescale the data "
+            "(cents -> integers) or pass candidates="
+        )
+    return s
+
+
+def _bernoulli(num: int, den: int, rng: np.random.Generator) -> bool:
+    """True with probability exactly num/den (0 ≤ num ≤ den), from lazily drawn uniform bits."""
+    a, bits = 0, 0
+    while True:
+        a = (a << 64) | _uniform_bits(rng)
+        bits += 64
+        scaled = num << bits  # U ∈ [a, a + 1)/2^bits; U < num/den ⟺ U·den < num
+        if (a + 1) * den <= scaled:
+            return True
+        if a * den >= scaled:
+            return False
+
+
+def _em_lattice_weights(
+    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float, lat: _Lattice
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Edges (n + 2), lattice counts of the n + 1 open gaps, the knots (distinct values of the edges that
+    are lattice points) and the log weights: gaps ln(|I_j| + c·m_j) − coef·|j − t|, then knots
+    ln c − coef·dist(t, [#{x < v}, #{x ≤ v}])."""
+    edges = np.concatenate(([lower], sorted_x, [upper]))
+    lengths = np.diff(edges)
+    counts = lat.count_open(edges[:-1], edges[1:])
+    with np.errstate(divide="ignore"):
+        log_gap = np.log(lengths + lat.mass * counts)
+    j = np.arange(lengths.size, dtype=np.float64)
+    distinct = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
+    knots = distinct[lat.contains(distinct)]
+    below = np.searchsorted(sorted_x, knots, side="left").astype(np.float64)
+    at_most = np.searchsorted(sorted_x, knots, side="right").astype(np.float64)
+    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
+    logw = np.concatenate((log_gap - coef * np.abs(j - target), math.log(lat.mass) - coef * dist))
+    return edges, counts, knots, logw
+
+
+def sample_em_lattice(
+    sorted_x: NDArray[np.float64],
+    *,
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    lattice: _Lattice,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
+) -> float:
+    """One draw of density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. Lebesgue + c·(lattice
+    counting measure) on [lower, upper], rounded onto ``grid`` (data clipped and sorted)."""
+    edges, counts, knots, logw = _em_lattice_weights(sorted_x, lower, upper, target, coef, lattice)
+    idx = exact_categorical(logw, rng)
+    gaps = counts.size
+    if idx >= gaps:  # an atom at a distinct data value (or a bound) on the lattice
+        return float(grid.round(knots[idx - gaps]))
+    lo, hi, m = float(edges[idx]), float(edges[idx + 1]), int(counts[idx])
+    if m > 0:
+        length = Fraction(hi) - Fraction(lo)
+        p = length / (length + Fraction(lattice.mass) * m)  # P(continuum | gap), exact
+        if not _bernoulli(p.numerator, p.denominator, rng):
+            k = int(lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m))
+            return float(grid.round(float(k) * lattice.spacing))  # k·s exact
+    return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
+
+
 def target_rank(q: float, n: int) -> float:
     """t = r − 1/2 with r = max(1, ⌈q·n⌉) the rank of :class:`~smoothdp.central.statistics.Quantile` (q·n
     exact in q's shortest decimal form): the two intervals around x_(r) share the top weight. 0 for n = 0."""
@@ -288,9 +446,11 @@ class ExponentialQuantile(Mechanism):
     public candidates).
 
     Guarantee: pure ε-DP under substitution (one record replaced), by the exponential mechanism with the
-    rank utility −|#{x_i < y} − t| of sensitivity 1 (Smith, STOC 2011), t = ⌈q·n⌉ − 1/2 (the rank of
-    :class:`~smoothdp.central.statistics.Quantile`, centred), sampled exactly from certified float weights
-    (docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+    tie-aware rank utility −dist(t, [#{x_i < y}, #{x_i ≤ y}]) of sensitivity 1 (Smith, STOC 2011),
+    t = ⌈q·n⌉ − 1/2 (the rank of :class:`~smoothdp.central.statistics.Quantile`, centred), w.r.t. the public
+    base measure Lebesgue + c·(counting measure on the lattice), sampled exactly from certified float
+    weights (docs/theory/quantiles.md#the-exponential-mechanism-quantile,
+    docs/theory/quantiles.md#a-public-lattice-for-tied-data).
 
     Parameters
     ----------
@@ -302,7 +462,12 @@ class ExponentialQuantile(Mechanism):
         Public ``(lower, upper)``; the output lies in them.
     candidates
         Optional public sorted values (discrete data): the output is one of them
-        (docs/theory/quantiles.md#discrete-candidates).
+        (docs/theory/quantiles.md#discrete-candidates); ``lattice`` is then not used.
+    lattice
+        Spacing s of a public lattice sℤ whose points in the bounds carry a small extra mass c = 2^-20·s
+        (default 1.0: the integers), so that a tied value on the lattice can be released exactly; ``None``:
+        the pure continuum. s must have exact multiples (an integer below 2^21, a power of two, or a product
+        of both); lattice points beyond ±2^30·s (±2^51 for the integers) are not atoms.
     clip
         Clip records into the bounds (default; ±inf too) or refuse records outside them (trusted data).
     clamp
@@ -323,6 +488,7 @@ class ExponentialQuantile(Mechanism):
         epsilon: float,
         bounds: tuple[float, float],
         candidates: ArrayLike | None = None,
+        lattice: float | None = 1.0,
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
@@ -333,6 +499,10 @@ class ExponentialQuantile(Mechanism):
         self.width = _check_width(self.lower, self.upper)
         self.candidates = (
             None if candidates is None else _check_candidates(candidates, self.lower, self.upper)
+        )
+        self.lattice = check_lattice(lattice)
+        self._lattice = (
+            _Lattice(self.lattice) if self.lattice is not None and self.candidates is None else None
         )
         self.clip = _check_bool("clip", clip)
         self.clamp = _check_bool("clamp", clamp)
@@ -345,9 +515,16 @@ class ExponentialQuantile(Mechanism):
     def statistic_name(self) -> str:
         return "median" if self.q == 0.5 else f"quantile({self.q:g})"
 
+    @property
+    def atom_mass(self) -> float:
+        """c: the mass of one lattice atom in the base measure (0 without a lattice)."""
+        return 0.0 if self._lattice is None else self._lattice.mass
+
     def epsilon_used(self, n: int) -> float:
         """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
-        width = None if self.candidates is not None else self.width
+        width: float | None = None if self.candidates is not None else self.width
+        if self._lattice is not None:
+            width = self._lattice.log_width(self.width)
         eta = log_weight_margin(epsilon=self.epsilon, n=n, width=width)
         return self.epsilon - 4.0 * eta
 
@@ -361,6 +538,18 @@ class ExponentialQuantile(Mechanism):
         target = target_rank(self.q, n)
         if self.candidates is not None:
             value = sample_em_candidates(sorted_x, self.candidates, target=target, coef=coef, rng=rng)
+        elif self._lattice is not None:
+            value = sample_em_lattice(
+                sorted_x,
+                lower=self.lower,
+                upper=self.upper,
+                target=target,
+                coef=coef,
+                lattice=self._lattice,
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
         else:
             value = sample_em_quantile(
                 sorted_x,
@@ -375,16 +564,22 @@ class ExponentialQuantile(Mechanism):
         return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
 
     def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′, continuous case; for tests."""
+        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
+        (Lebesgue + c·lattice counting measure), continuous case; for tests."""
         n = sorted_x.size
         coef = 0.5 * self.epsilon_used(n)
         t = target_rank(self.q, n)
-        _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
+        if self._lattice is None:
+            _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
+        else:
+            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, self._lattice)
         top = float(np.max(logw))
         log_z = top + math.log(float(np.sum(np.exp(logw - top))))
         yy = np.asarray(y, dtype=np.float64)
         below = np.searchsorted(sorted_x, yy, side="left").astype(np.float64)
-        out: NDArray[np.float64] = -coef * np.abs(below - t) - log_z
+        at_most = np.searchsorted(sorted_x, yy, side="right").astype(np.float64)
+        dist = np.maximum(0.0, np.maximum(below - t, t - at_most))
+        out: NDArray[np.float64] = -coef * dist - log_z
         return out
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
@@ -398,6 +593,7 @@ class ExponentialQuantile(Mechanism):
                 "clip": self.clip,
                 "clamp": self.clamp,
                 "candidates": None if self.candidates is None else int(self.candidates.size),
+                "lattice": None if self._lattice is None else self._lattice.spacing,
                 "epsilon_in_weights": self.epsilon_used(prepared.size),
             },
             not_private=NotPrivate(),
