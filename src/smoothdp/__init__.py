@@ -13,6 +13,7 @@ from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
 from smoothdp.accounting import Accountant, Budget, BudgetError
 from smoothdp.calibration import calibrate
 from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+from smoothdp.central.means import private_clip_mean
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
 from smoothdp.release import NotPrivate, Release
@@ -42,6 +43,7 @@ __all__ = [
     "mean",
     "median",
     "noise",
+    "private_clip_mean",
     "quantile",
     "quantiles",
     "sensitivity",

@@ -27,6 +27,7 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
     TrimmedMean,
 )
+from smoothdp.central.means import PrivateClipMean
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.mechanism import REGISTRY, Mechanism
@@ -59,6 +60,7 @@ CASES = [
     (RecursiveQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (JointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (PrivateRange(epsilon=1.0), X, "substitution"),
+    (PrivateClipMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=1.0), X, "substitution"),
     (SmoothSensitivityMechanism(Quantile(0.9, bounds=(0, 1)), epsilon=1.0), X, "substitution"),
     (SmoothSensitivityMechanism(TrimmedMean(1, bounds=(0, 1)), epsilon=1.0), X, "substitution"),

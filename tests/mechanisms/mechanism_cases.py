@@ -590,3 +590,7 @@ CASES += _geo_cases() + _central_cases()
 from quantile_cases import quantile_cases  # noqa: E402 (registry cases of smoothdp.central.quantiles)
 
 CASES += quantile_cases()
+
+from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.central.means)
+
+CASES += mean_cases()

@@ -40,8 +40,42 @@ def _rank_target(q: float, n: int) -> float:
     return max(1, math.ceil(q * n - 1e-12)) - 0.5
 
 
+#: The documented atom mass per unit of lattice spacing (docs/theory/quantiles.md#choosing-the-atom-mass).
+ATOM_MASS_PER_SPACING = 2.0**-14
+
+
+def _lattice_points(spacing: float, lower: float, upper: float) -> np.ndarray:
+    """Every multiple of the spacing in [lower, upper], enumerated (small bounds only)."""
+    k = np.arange(math.ceil(lower / spacing) - 1, math.floor(upper / spacing) + 2)
+    pts = k * spacing
+    return pts[(pts >= lower) & (pts <= upper)]
+
+
+def _tie_dist(xs: np.ndarray, t: float, y: np.ndarray) -> np.ndarray:
+    """dist(t, [#{x < y}, #{x ≤ y}]) by brute force."""
+    below = np.array([np.sum(xs < v) for v in y], float)
+    at_most = np.array([np.sum(xs <= v) for v in y], float)
+    return np.maximum(0.0, np.maximum(below - t, t - at_most))
+
+
+def _log_lattice_em_density(
+    xs: Any, lower: float, upper: float, t: float, coef: float, spacing: float, y: np.ndarray
+) -> np.ndarray:
+    """ln of the density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. μ = Lebesgue on [lower, upper]
+    + c·(counting measure on the multiples of the spacing in [lower, upper]), written out from scratch:
+    Z = Σ over the pieces between the distinct data values of length × weight, + c·Σ over lattice points."""
+    xs = np.sort(np.asarray(xs, float))
+    cuts = np.unique(np.concatenate(([lower, upper], xs)))
+    mids = 0.5 * (cuts[:-1] + cuts[1:])
+    z = float(np.sum(np.diff(cuts) * np.exp(-coef * _tie_dist(xs, t, mids))))
+    pts = _lattice_points(spacing, lower, upper)
+    z += ATOM_MASS_PER_SPACING * spacing * float(np.sum(np.exp(-coef * _tie_dist(xs, t, pts))))
+    return -coef * _tie_dist(xs, t, np.atleast_1d(y)) - math.log(z)
+
+
 def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """Exponential-mechanism quantile: continuous (max over pieces) or over public candidates."""
+    """Exponential-mechanism quantile: continuous (max over pieces), with the lattice atoms (max over the
+    pieces and the lattice points: the densities w.r.t. the common base measure), or over candidates."""
     n = len(x)
     coef = 0.5 * mech.epsilon_used(n)
     t = _rank_target(mech.q, n)
@@ -57,8 +91,15 @@ def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
         return float(np.max(np.abs(log_p(x) - log_p(x2))))
     y = _pieces(x, x2, mech.lower, mech.upper)
-    a = _log_em_density(x, mech.lower, mech.upper, t, coef, y)
-    b = _log_em_density(x2, mech.lower, mech.upper, t, coef, y)
+    if mech.lattice is None:
+        a = _log_em_density(x, mech.lower, mech.upper, t, coef, y)
+        b = _log_em_density(x2, mech.lower, mech.upper, t, coef, y)
+        return float(np.max(np.abs(a - b)))
+    assert mech.atom_mass == ATOM_MASS_PER_SPACING * mech.lattice
+    s = mech.lattice
+    y = np.concatenate((y, _lattice_points(s, mech.lower, mech.upper)))
+    a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, s, y)
+    b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, s, y)
     return float(np.max(np.abs(a - b)))
 
 
@@ -167,6 +208,23 @@ def quantile_cases() -> list[Any]:
                 ({"bounds": (1.0, 0.0)}, ValueError, "bounds"),
                 ({"numerics": "fast"}, ValueError, "numerics"),
                 ({"clamp": "yes"}, TypeError, "clamp"),
+            ],
+        ),
+        Case(
+            mechanism=ExponentialQuantile,
+            label="median, lattice 0.25, ties",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": 0.25, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.5, 0.75, 0.3]),
+            neighbours=lambda: _substitution_pairs(4, (0.0, 0.1, 0.25, 0.5, 0.55, 1.0)),
+            privacy_loss=em_loss,
+            broken=_attr_times("epsilon", 2.0),
+            bad_parameters=[
+                *bad_eps,
+                ({"lattice": 0.1}, ValueError, "lattice"),
+                ({"lattice": 0.0}, ValueError, "lattice"),
+                ({"lattice": "1"}, TypeError, "lattice"),
             ],
         ),
         Case(

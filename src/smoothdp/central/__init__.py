@@ -31,6 +31,7 @@ from smoothdp.central.bounded_ls import (
     count_interval_halfwidth,
     private_count_interval,
 )
+from smoothdp.central.means import PrivateClipMean, private_clip_mean
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
@@ -67,6 +68,7 @@ __all__ = [
     "Min",
     "OrderStatistic",
     "PreparedData",
+    "PrivateClipMean",
     "PrivateRange",
     "PrivateRatio",
     "ProposeTestRelease",
@@ -84,6 +86,7 @@ __all__ = [
     "global_sensitivity_median",
     "mean",
     "median",
+    "private_clip_mean",
     "private_count_interval",
     "private_ratio",
     "propose_test_release",

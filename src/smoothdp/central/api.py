@@ -40,6 +40,7 @@ from smoothdp.central.quantiles import (
     ExponentialQuantile,
     JointQuantiles,
     RecursiveQuantiles,
+    check_lattice,
     check_quantile_list,
     prepare_data,
 )
@@ -94,6 +95,7 @@ def median(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
+    lattice: float | None = 1.0,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -127,6 +129,11 @@ def median(
     candidates
         Public sorted candidate values for discrete data: the exponential mechanism outputs one of them
         (``method="auto"`` then picks it).
+    lattice
+        Exponential mechanism only: spacing of a public lattice (default 1.0, the integers; ``None``: the
+        pure continuum) whose points carry a tiny extra base mass, so that a tied value on it is released
+        exactly (docs/theory/quantiles.md#a-public-lattice-for-tied-data). The smooth-sensitivity release
+        ignores it (it is already exact on heavy ties).
     scale
         Public scale hint for ``bounds="private"``.
     noise, beta, **noise_options
@@ -145,6 +152,7 @@ def median(
         clamp=clamp,
         clip=clip,
         candidates=candidates,
+        lattice=lattice,
         scale=scale,
         noise=noise,
         delta=delta,
@@ -167,6 +175,7 @@ def quantile(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
+    lattice: float | None = 1.0,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -183,6 +192,7 @@ def quantile(
     eps = check_epsilon(epsilon)
     check_numerics(numerics)
     _check_method(method, SINGLE_METHODS)
+    check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
     n = _public_n(x)
     if method == "auto":
         method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
@@ -202,6 +212,7 @@ def quantile(
                 epsilon=eps_main,
                 bounds=(lo, hi),
                 candidates=candidates,
+                lattice=lattice,
                 clip=clip,
                 clamp=clamp,
                 numerics=numerics,

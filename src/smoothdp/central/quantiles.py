@@ -17,7 +17,7 @@ rank of :class:`~smoothdp.central.statistics.Quantile`). Under substitution #{x_
 
 **A public lattice for tied data** (``lattice=``, default 1.0: the integers;
 docs/theory/quantiles.md#a-public-lattice-for-tied-data). The base measure is μ = Lebesgue + c·(counting
-measure on the public lattice sℤ within the bounds), c = 2^-20·s, and the utility is tie-aware,
+measure on the public lattice sℤ within the bounds), c = 2^-14·s, and the utility is tie-aware,
 u(y) = −dist(t, [#{x_i < y}, #{x_i ≤ y}]) (sensitivity 1; equal to the rank utility off the data). The
 exponential mechanism w.r.t. any data-independent μ is ε-DP, and on tied lattice data (ages, counts, round
 incomes) it outputs the tied value itself. Sampling stays O(n) after the sort: the atoms inside each open gap
@@ -288,8 +288,8 @@ def sample_em_candidates(
 
 #: Mass of one lattice atom per unit of lattice spacing: c = _ATOM_MASS·s
 #: (docs/theory/quantiles.md#choosing-the-atom-mass).
-_ATOM_MASS = 2.0**-20
-#: A lattice spacing s = m·2^e (m odd) needs m < 2^_ODD_BITS: then at least ±2^(51 − _ODD_BITS) multiples are atoms.
+_ATOM_MASS = 2.0**-14
+#: A lattice spacing s = m·2^e (m odd) needs m < 2^_ODD_BITS (then K ≥ 2^(51 − _ODD_BITS): see _Lattice).
 _ODD_BITS = 21
 #: Allowed range of a lattice spacing (c and the lattice's reach stay normal, finite floats).
 _SPACING_RANGE = (2.0**-900, 2.0**900)
@@ -332,18 +332,25 @@ class _Lattice:
         out: NDArray[np.float64] = np.maximum(self.floor(v) + 1.0, -float(self.reach))
         return out
 
+    def scan(self, edges: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """For sorted ``edges``: #Λ ∩ (e_j, e_{j+1}) for each consecutive pair (exact integer-valued
+        floats ≤ 2K + 1 < 2^53), and whether each edge is a point of Λ. One exact floor per edge."""
+        k = self.floor(edges)
+        on = k * self.spacing == edges  # exact product; false beyond (K + 1)·s, where edges are clipped
+        last = np.minimum(np.where(on, k - 1.0, k), float(self.reach))  # largest k′ ≤ K with k′s < e
+        first = np.maximum(k + 1.0, -float(self.reach))  # smallest k′ ≥ −K with k′s > e
+        counts: NDArray[np.float64] = np.maximum(0.0, last[1:] - first[:-1] + 1.0)
+        inside: NDArray[np.bool_] = on & (np.abs(edges) <= self.top)
+        return counts, inside
+
     def count_open(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
-        """#Λ ∩ (lo, hi), exactly (integer-valued floats < 2^53)."""
-        f_hi = self.floor(hi)
-        hi_clip = np.clip(hi, -self.edge, self.edge)
-        last = np.where(f_hi * self.spacing == hi_clip, f_hi - 1.0, f_hi)  # largest k with k·s < hi
-        last = np.minimum(last, float(self.reach))
-        out: NDArray[np.float64] = np.maximum(0.0, last - self.first_above(lo) + 1.0)
+        """#Λ ∩ (lo, hi) for each pair lo ≤ hi, exactly."""
+        counts, _ = self.scan(np.stack([lo, hi], axis=-1).ravel())
+        out: NDArray[np.float64] = counts[::2]
         return out
 
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
-        out: NDArray[np.bool_] = (np.abs(v) <= self.top) & (self.floor(v) * self.spacing == v)
-        return out
+        return self.scan(np.asarray(v, dtype=np.float64))[1]
 
     def log_width(self, width: float) -> float:
         """A public bound on every argument of a logarithm in the weights: width + c·(width/s + 2)."""
@@ -391,14 +398,20 @@ def _em_lattice_weights(
     ln c − coef·dist(t, [#{x < v}, #{x ≤ v}])."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
-    counts = lat.count_open(edges[:-1], edges[1:])
+    counts, on = lat.scan(edges)
     with np.errstate(divide="ignore"):
         log_gap = np.log(lengths + lat.mass * counts)
     j = np.arange(lengths.size, dtype=np.float64)
-    distinct = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
-    knots = distinct[lat.contains(distinct)]
-    below = np.searchsorted(sorted_x, knots, side="left").astype(np.float64)
-    at_most = np.searchsorted(sorted_x, knots, side="right").astype(np.float64)
+    # Knots: the distinct edge values on the lattice. A run edges[s..e] of one value v has #{x < v} = s − 1
+    # and #{x ≤ v} = e (edges[0] = lower and edges[n + 1] = upper are padding, not records).
+    n = sorted_x.size
+    new = np.concatenate(([True], edges[1:] != edges[:-1]))
+    starts = np.flatnonzero(new)
+    ends = np.concatenate((starts[1:], [n + 2])) - 1
+    keep = on[starts]
+    knots = edges[starts[keep]]
+    below = np.maximum(starts[keep] - 1, 0).astype(np.float64)
+    at_most = np.minimum(ends[keep], n).astype(np.float64)
     dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
     logw = np.concatenate((log_gap - coef * np.abs(j - target), math.log(lat.mass) - coef * dist))
     return edges, counts, knots, logw
@@ -464,7 +477,7 @@ class ExponentialQuantile(Mechanism):
         Optional public sorted values (discrete data): the output is one of them
         (docs/theory/quantiles.md#discrete-candidates); ``lattice`` is then not used.
     lattice
-        Spacing s of a public lattice sℤ whose points in the bounds carry a small extra mass c = 2^-20·s
+        Spacing s of a public lattice sℤ whose points in the bounds carry a small extra mass c = 2^-14·s
         (default 1.0: the integers), so that a tied value on the lattice can be released exactly; ``None``:
         the pure continuum. s must have exact multiples (an integer below 2^21, a power of two, or a product
         of both); lattice points beyond ±2^30·s (±2^51 for the integers) are not atoms.
