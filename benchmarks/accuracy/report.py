@@ -172,8 +172,8 @@ def _table(cells: Sequence[Cell], methods: list[str]) -> list[str]:
                 entries.append("")
                 continue
             c = cell
-            if c.get("failure") and int(c["trials"]) == 0:
-                entries.append("failed")
+            if c.get("failure"):
+                entries.append("n/a" if _not_applicable(c) else "failed")
                 continue
             text = f"{fmt(float(c['median_abs_error']))} ({fmt(float(c['p90_abs_error']))})"
             if float(c["median_abs_error"]) == best:
@@ -243,12 +243,17 @@ def render_markdown(cells: Sequence[Cell], meta: dict[str, Any]) -> str:
         "",
     ]
     lines += _comparison_section(comps)
-    failures = [c for c in cells if c.get("failure")]
+    failures = [c for c in cells if c.get("failure") and not _not_applicable(c)]
     if failures:
         lines += ["", "## Failures", ""]
         for c in failures:
             lines.append(f"- {c['dataset']} ε={c['epsilon']:g} `{c['method']}`: {c['failure']}")
     return "\n".join(lines) + "\n"
+
+
+def _not_applicable(cell: Cell) -> bool:
+    """A method that does not apply to the cell (e.g. a several-quantile method on a single median)."""
+    return "method must be one of" in str(cell.get("failure", ""))
 
 
 def _comparison_section(comps: list[Comparison]) -> list[str]:
