@@ -81,7 +81,8 @@ def _value_text(value: Any) -> str:
 def _randomness_text(seed: int | None) -> str:
     if seed is None:
         return (
-            "secure: a ChaCha20 generator keyed from the operating system (no seed), so a rerun gives "
+            "secure: the default cryptographically secure generator (AES-128-CTR, or ChaCha20 without "
+            "AES-NI) keyed from the operating system (no seed), so a rerun gives "
             "different numbers; pass `--seed N` for a reproducible run."
         )
     return (
