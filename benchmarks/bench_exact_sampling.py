@@ -38,6 +38,7 @@ FAMILIES: list[NoiseDistribution] = [
     StudentT(7.5),
     GeneralizedCauchy(4.0),
     GeneralizedCauchy(2.0),
+    GeneralizedCauchy(2.5),  # a γ without a closed-form tail power: x = exp(−ln(s)/(γ−1))
     PlanarLaplace(1.0),
     DiscreteLaplace(3.0),
 ]

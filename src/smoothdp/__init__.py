@@ -7,17 +7,16 @@ Every mechanism follows one contract (:mod:`smoothdp.mechanism`): keyword-only p
 (``epsilon``, ``delta``, ``beta``, ``rng``), ``bounds=(lower, upper)``, a guarantee that records its
 neighbour relation, a proof in this project's docs, and an optional :class:`Accountant` charged before
 any noise is drawn.
+
+The public names are imported on first use (``smoothdp.median`` loads :mod:`smoothdp.central`), so
+``import smoothdp`` is cheap.
 """
 
-from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
-from smoothdp.accounting import Accountant, Budget, BudgetError
-from smoothdp.calibration import calibrate
-from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
-from smoothdp.central.means import private_clip_mean
-from smoothdp.mechanism import Mechanism
-from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
-from smoothdp.release import NotPrivate, Release
-from smoothdp.rng import default_rng
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __version__ = "0.3.0"
 
@@ -50,3 +49,60 @@ __all__ = [
     "smoothed_dp",
     "trimmed_mean",
 ]
+
+_EXPORTS = {
+    "Accountant": "smoothdp.accounting",
+    "Budget": "smoothdp.accounting",
+    "BudgetError": "smoothdp.accounting",
+    "calibrate": "smoothdp.calibration",
+    "mean": "smoothdp.central.api",
+    "median": "smoothdp.central.api",
+    "quantile": "smoothdp.central.api",
+    "quantiles": "smoothdp.central.api",
+    "trimmed_mean": "smoothdp.central.api",
+    "private_clip_mean": "smoothdp.central.means",
+    "Mechanism": "smoothdp.mechanism",
+    "ZCDP": "smoothdp.privacy",
+    "ApproxDP": "smoothdp.privacy",
+    "GeoPrivacy": "smoothdp.privacy",
+    "Guarantee": "smoothdp.privacy",
+    "PureDP": "smoothdp.privacy",
+    "compose": "smoothdp.privacy",
+    "NotPrivate": "smoothdp.release",
+    "Release": "smoothdp.release",
+    "default_rng": "smoothdp.rng",
+}
+# Packages in __all__, then the other modules reachable as attributes (``smoothdp.exact``).
+_SUBMODULES = (
+    "audit",
+    "central",
+    "geo",
+    "noise",
+    "sensitivity",
+    "smoothed_dp",
+    "accounting",
+    "calibration",
+    "cli",
+    "data",
+    "exact",
+    "experiments",
+    "mechanism",
+    "noise_std",
+    "privacy",
+    "release",
+    "rng",
+    "validation",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
+    from smoothdp.accounting import Accountant, Budget, BudgetError
+    from smoothdp.calibration import calibrate
+    from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+    from smoothdp.central.means import private_clip_mean
+    from smoothdp.mechanism import Mechanism
+    from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
+    from smoothdp.release import NotPrivate, Release
+    from smoothdp.rng import default_rng

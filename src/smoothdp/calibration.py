@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize
 
 from smoothdp.noise import GeneralizedCauchy, Laplace, NoiseDistribution, PolyPlace, StudentT
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP
@@ -187,6 +186,7 @@ def laplace_dp_eta(epsilon: float, delta: float, beta: ArrayLike) -> NDArray[np.
 
 def _laplace_dp_beta_max(epsilon: float, delta: float) -> float:
     """The supremum of the β with η(β) > 0 (η decreases in β)."""
+    from scipy import optimize  # imported on first use: scipy.optimize is slow to import
 
     def eta(b: float) -> float:
         return float(laplace_dp_eta(epsilon, delta, b))
@@ -199,6 +199,8 @@ def _laplace_dp_beta_max(epsilon: float, delta: float) -> float:
 
 def _laplace_dp_default_beta(epsilon: float, delta: float) -> float:
     """NRS07's β = ε/(2 ln(2/δ)), lowered where needed so that η = ε/2 exactly (Z = Lap(2/ε) always)."""
+    from scipy import optimize  # imported on first use: scipy.optimize is slow to import
+
     nrs = epsilon / (2.0 * math.log(2.0 / delta))
     if float(laplace_dp_eta(epsilon, delta, nrs)) >= 0.5 * epsilon:
         return nrs

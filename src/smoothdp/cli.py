@@ -24,9 +24,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported by the commands that need it: `smoothdp --help` stays fast
+    import numpy as np
 
 __all__ = ["main"]
 
@@ -147,7 +148,29 @@ def _cmd_list() -> int:
 # ------------------------------------------------------------------------------------- reproduce
 
 
+#: The packages of the ``experiments`` extra, which only ``smoothdp reproduce`` needs.
+EXPERIMENTS_EXTRA = ("matplotlib", "tqdm")
+
+
+def _require_experiments_extra() -> None:
+    """A one-line error naming the extra when its packages are not installed (or cannot be imported)."""
+    import importlib
+
+    missing = []
+    for name in EXPERIMENTS_EXTRA:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise CliError(
+            f"reproduce needs {' and '.join(missing)}, not installed; install the extra: "
+            "pip install 'smoothdp[experiments]'"
+        )
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    _require_experiments_extra()
     from smoothdp.experiments import EXPERIMENTS, reproduce
     from smoothdp.experiments.report import format_seconds
 
@@ -224,6 +247,8 @@ def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
+    import numpy as np
+
     if not np.isfinite(args.epsilon) or args.epsilon <= 0:
         raise CliError(f"--epsilon must be a finite number > 0; got {args.epsilon}")
     if args.bounds is not None and not args.bounds[0] < args.bounds[1]:
@@ -282,6 +307,8 @@ def _number(value: float | None, spec: str = "8.3g") -> str:
 
 
 def _demo() -> None:
+    import numpy as np
+
     from smoothdp.data import load_adult_ages
 
     ages = load_adult_ages()

@@ -12,26 +12,11 @@
   :func:`unproducible_share` (Mironov, ACM CCS 2012).
 """
 
-from smoothdp.audit.lattice import (
-    LatticeSampler,
-    cell_probability,
-    grid_cell,
-    is_monotone_on_sample,
-    numpy_laplace_release,
-    numpy_laplace_std,
-    producible_on_grid,
-    producible_on_lattice,
-    unproducible_share,
-)
-from smoothdp.audit.privacy_loss import (
-    DistanceResult,
-    PrivacyLossReport,
-    WorstCase,
-    hockey_stick_divergence,
-    max_log_density_ratio,
-    worst_case_privacy_loss,
-)
-from smoothdp.audit.statistical import AuditReport, audit_mechanism
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __all__ = [
     "AuditReport",
@@ -52,3 +37,49 @@ __all__ = [
     "unproducible_share",
     "worst_case_privacy_loss",
 ]
+
+_EXPORTS = {
+    "LatticeSampler": "smoothdp.audit.lattice",
+    "cell_probability": "smoothdp.audit.lattice",
+    "grid_cell": "smoothdp.audit.lattice",
+    "is_monotone_on_sample": "smoothdp.audit.lattice",
+    "numpy_laplace_release": "smoothdp.audit.lattice",
+    "numpy_laplace_std": "smoothdp.audit.lattice",
+    "producible_on_grid": "smoothdp.audit.lattice",
+    "producible_on_lattice": "smoothdp.audit.lattice",
+    "unproducible_share": "smoothdp.audit.lattice",
+    "DistanceResult": "smoothdp.audit.privacy_loss",
+    "PrivacyLossReport": "smoothdp.audit.privacy_loss",
+    "WorstCase": "smoothdp.audit.privacy_loss",
+    "hockey_stick_divergence": "smoothdp.audit.privacy_loss",
+    "max_log_density_ratio": "smoothdp.audit.privacy_loss",
+    "worst_case_privacy_loss": "smoothdp.audit.privacy_loss",
+    "AuditReport": "smoothdp.audit.statistical",
+    "audit_mechanism": "smoothdp.audit.statistical",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = ("lattice", "privacy_loss", "statistical")
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.audit.lattice import (
+        LatticeSampler,
+        cell_probability,
+        grid_cell,
+        is_monotone_on_sample,
+        numpy_laplace_release,
+        numpy_laplace_std,
+        producible_on_grid,
+        producible_on_lattice,
+        unproducible_share,
+    )
+    from smoothdp.audit.privacy_loss import (
+        DistanceResult,
+        PrivacyLossReport,
+        WorstCase,
+        hockey_stick_divergence,
+        max_log_density_ratio,
+        worst_case_privacy_loss,
+    )
+    from smoothdp.audit.statistical import AuditReport, audit_mechanism

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_delta, check_epsilon, check_int, check_probability
@@ -198,11 +197,15 @@ def _counts(sample: NDArray, edges: NDArray[np.float64]) -> NDArray[np.int64]:
 
 
 def _cp_lower(k: NDArray[np.int64] | int, n: int, a: float) -> NDArray[np.float64]:
+    from scipy import stats  # imported on first use: scipy.stats is slow to import
+
     k = np.asarray(k)
     return np.where(k > 0, stats.beta.ppf(a, np.maximum(k, 1), n - k + 1), 0.0)
 
 
 def _cp_upper(k: NDArray[np.int64] | int, n: int, a: float) -> NDArray[np.float64]:
+    from scipy import stats
+
     k = np.asarray(k)
     return np.where(k < n, stats.beta.ppf(1.0 - a, k + 1, np.maximum(n - k, 1)), 1.0)
 

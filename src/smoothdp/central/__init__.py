@@ -15,45 +15,15 @@ with its neighbour relation, a proof section of docs/theory, and ``release(data,
 rng=None)``, which charges the accountant before any noise is drawn.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
+
+# Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
+# imported; api is what every use of the package loads anyway.
 from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
-from smoothdp.central.baselines import (
-    GaussianMean,
-    GlobalSensitivityMean,
-    GlobalSensitivityMedian,
-    gaussian_mean,
-    global_sensitivity_mean,
-    global_sensitivity_median,
-    ratio_local_sensitivity_laplace,
-)
-from smoothdp.central.bounded_ls import (
-    BoundedLocalSensitivity,
-    bounded_local_sensitivity,
-    count_interval_halfwidth,
-    private_count_interval,
-)
-from smoothdp.central.means import PrivateClipMean, private_clip_mean
-from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.private_bounds import PrivateRange
-from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
-from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
-from smoothdp.central.ratio import (
-    PrivateRatio,
-    private_ratio,
-    ratio_local_sensitivity,
-    ratio_sensitivity_bound,
-)
-from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
-from smoothdp.central.statistics import (
-    Max,
-    Mean,
-    Median,
-    Min,
-    OrderStatistic,
-    PreparedData,
-    Quantile,
-    Statistic,
-    TrimmedMean,
-)
 
 __all__ = [
     "BoundedLocalSensitivity",
@@ -98,3 +68,100 @@ __all__ = [
     "sample_and_aggregate",
     "trimmed_mean",
 ]
+
+_EXPORTS = {
+    "GaussianMean": "smoothdp.central.baselines",
+    "GlobalSensitivityMean": "smoothdp.central.baselines",
+    "GlobalSensitivityMedian": "smoothdp.central.baselines",
+    "gaussian_mean": "smoothdp.central.baselines",
+    "global_sensitivity_mean": "smoothdp.central.baselines",
+    "global_sensitivity_median": "smoothdp.central.baselines",
+    "ratio_local_sensitivity_laplace": "smoothdp.central.baselines",
+    "BoundedLocalSensitivity": "smoothdp.central.bounded_ls",
+    "bounded_local_sensitivity": "smoothdp.central.bounded_ls",
+    "count_interval_halfwidth": "smoothdp.central.bounded_ls",
+    "private_count_interval": "smoothdp.central.bounded_ls",
+    "PrivateClipMean": "smoothdp.central.means",
+    "private_clip_mean": "smoothdp.central.means",
+    "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
+    "PrivateRange": "smoothdp.central.private_bounds",
+    "ProposeTestRelease": "smoothdp.central.ptr",
+    "distance_to_instability": "smoothdp.central.ptr",
+    "propose_test_release": "smoothdp.central.ptr",
+    "ExponentialQuantile": "smoothdp.central.quantiles",
+    "JointQuantiles": "smoothdp.central.quantiles",
+    "RecursiveQuantiles": "smoothdp.central.quantiles",
+    "PrivateRatio": "smoothdp.central.ratio",
+    "private_ratio": "smoothdp.central.ratio",
+    "ratio_local_sensitivity": "smoothdp.central.ratio",
+    "ratio_sensitivity_bound": "smoothdp.central.ratio",
+    "SampleAndAggregate": "smoothdp.central.sample_aggregate",
+    "sample_and_aggregate": "smoothdp.central.sample_aggregate",
+    "Max": "smoothdp.central.statistics",
+    "Mean": "smoothdp.central.statistics",
+    "Median": "smoothdp.central.statistics",
+    "Min": "smoothdp.central.statistics",
+    "OrderStatistic": "smoothdp.central.statistics",
+    "PreparedData": "smoothdp.central.statistics",
+    "Quantile": "smoothdp.central.statistics",
+    "Statistic": "smoothdp.central.statistics",
+    "TrimmedMean": "smoothdp.central.statistics",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = (
+    "_pairs",
+    "api",
+    "baselines",
+    "bounded_ls",
+    "choose",
+    "means",
+    "mechanisms",
+    "private_bounds",
+    "ptr",
+    "quantiles",
+    "ratio",
+    "sample_aggregate",
+    "statistics",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.central.baselines import (
+        GaussianMean,
+        GlobalSensitivityMean,
+        GlobalSensitivityMedian,
+        gaussian_mean,
+        global_sensitivity_mean,
+        global_sensitivity_median,
+        ratio_local_sensitivity_laplace,
+    )
+    from smoothdp.central.bounded_ls import (
+        BoundedLocalSensitivity,
+        bounded_local_sensitivity,
+        count_interval_halfwidth,
+        private_count_interval,
+    )
+    from smoothdp.central.means import PrivateClipMean, private_clip_mean
+    from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+    from smoothdp.central.private_bounds import PrivateRange
+    from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
+    from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+    from smoothdp.central.ratio import (
+        PrivateRatio,
+        private_ratio,
+        ratio_local_sensitivity,
+        ratio_sensitivity_bound,
+    )
+    from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
+    from smoothdp.central.statistics import (
+        Max,
+        Mean,
+        Median,
+        Min,
+        OrderStatistic,
+        PreparedData,
+        Quantile,
+        Statistic,
+        TrimmedMean,
+    )

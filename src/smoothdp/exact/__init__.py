@@ -15,17 +15,11 @@ ideal mechanism and its proof holds verbatim (docs/theory/floating-point.md#the-
 ``numerics="float"`` keeps the fast floating-point path, whose guarantee assumes idealized arithmetic.
 """
 
-from smoothdp.exact.grid import OutputGrid
-from smoothdp.exact.release import (
-    FLOAT_SAMPLER_LABEL,
-    HARDENED_SAMPLER_LABEL,
-    NUMERICS,
-    Enclosure,
-    add_noise,
-    check_numerics,
-    sampler_label,
-    uniform_on_grid,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __all__ = [
     "FLOAT_SAMPLER_LABEL",
@@ -38,3 +32,32 @@ __all__ = [
     "sampler_label",
     "uniform_on_grid",
 ]
+
+_EXPORTS = {
+    "OutputGrid": "smoothdp.exact.grid",
+    "FLOAT_SAMPLER_LABEL": "smoothdp.exact.release",
+    "HARDENED_SAMPLER_LABEL": "smoothdp.exact.release",
+    "NUMERICS": "smoothdp.exact.release",
+    "Enclosure": "smoothdp.exact.release",
+    "add_noise": "smoothdp.exact.release",
+    "check_numerics": "smoothdp.exact.release",
+    "sampler_label": "smoothdp.exact.release",
+    "uniform_on_grid": "smoothdp.exact.release",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = ("_core", "grid", "laws", "release")
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.exact.grid import OutputGrid
+    from smoothdp.exact.release import (
+        FLOAT_SAMPLER_LABEL,
+        HARDENED_SAMPLER_LABEL,
+        NUMERICS,
+        Enclosure,
+        add_noise,
+        check_numerics,
+        sampler_label,
+        uniform_on_grid,
+    )

@@ -91,7 +91,11 @@ def draw_words(rng: Any, n: int) -> U64:
 
 
 def float_bounds(k: U64, m: int) -> tuple[F64, F64]:
-    """Exact float bounds [j·2⁻⁵², (j+1)·2⁻⁵²] ⊇ [k/2^m, (k+1)/2^m] for m-bit integers k (m ≥ 52)."""
+    """Exact float bounds [j·2⁻⁵², (j+1)·2⁻⁵²] ⊇ [k/2^m, (k+1)/2^m] for m-bit integers k (m ≥ 52);
+    for m ≤ 53 the bounds are k/2^m and (k+1)/2^m themselves (k < 2^53 is an exact float)."""
+    if m <= FLOAT_BITS + 1:
+        u_lo = k.astype(np.float64) * 2.0**-m
+        return u_lo, u_lo + 2.0**-m
     j = (k >> np.uint64(m - FLOAT_BITS)).astype(np.float64)
     u_lo = j * 2.0**-FLOAT_BITS
     return u_lo, u_lo + 2.0**-FLOAT_BITS
@@ -272,7 +276,14 @@ class _Candidates:
 
 
 def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
-    """n accepted candidates (all of them for a law without rejection), in stream order."""
+    """n accepted candidates (all of them for a law without rejection), in stream order.
+
+    A law with its own candidate layout provides ``draw_accepted(n, rng) -> _Candidates``
+    (:class:`~smoothdp.exact.laws.GeneralizedCauchyLaw`: one word per candidate).
+    """
+    custom: Callable[[int, Any], _Candidates] | None = getattr(law, "draw_accepted", None)
+    if custom is not None:
+        return custom(n, rng)
     if not law.rejection:
         words = draw_words(rng, law.n_uniforms * n)
         neg, ks, ms = _unsigned_uniforms(law, words, n)
@@ -296,9 +307,10 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
             state[i] = 1 if ok else 0
             this_round[int(i)] = us
         take = np.flatnonzero(state == 1)[:missing]
-        for pos, i in enumerate(take):
-            if int(i) in this_round:
-                refined[filled + pos] = this_round[int(i)]
+        for idx, us_idx in this_round.items():  # the few slow-decided ones, not a loop over all elements
+            pos = int(np.searchsorted(take, idx))
+            if pos < take.size and take[pos] == idx:
+                refined[filled + pos] = us_idx
         neg_parts.append(neg[take])
         for j in range(law.n_uniforms):
             k_parts[j].append(ks[j][take])

@@ -14,20 +14,11 @@ returns the users' reports in a Release; ``privatize`` returns them as an array)
 (:class:`LocalDP`: ``neighbours="local"``).
 """
 
-from smoothdp.geo._common import GeoEstimate, GeoMechanism, GeoVariance
-from smoothdp.geo._query import GeoQuery
-from smoothdp.geo.baselines import (
-    GeoError,
-    GlobalLipschitz,
-    LocalDP,
-    NoiseAPriori,
-    quadrant_fractions,
-    threshold_fractions,
-)
-from smoothdp.geo.kde import GaussianKDE, kde_lipschitz_profile, kde_smooth_profile
-from smoothdp.geo.lipschitz import LipschitzQuery
-from smoothdp.geo.mechanisms import SmoothSensitivityMechanism
-from smoothdp.geo.thresholds import BoundedRange, SoftThreshold, TwoWayThreshold
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __all__ = [
     "BoundedRange",
@@ -49,3 +40,54 @@ __all__ = [
     "quadrant_fractions",
     "threshold_fractions",
 ]
+
+_EXPORTS = {
+    "GeoEstimate": "smoothdp.geo._common",
+    "GeoMechanism": "smoothdp.geo._common",
+    "GeoVariance": "smoothdp.geo._common",
+    "GeoQuery": "smoothdp.geo._query",
+    "GeoError": "smoothdp.geo.baselines",
+    "GlobalLipschitz": "smoothdp.geo.baselines",
+    "LocalDP": "smoothdp.geo.baselines",
+    "NoiseAPriori": "smoothdp.geo.baselines",
+    "quadrant_fractions": "smoothdp.geo.baselines",
+    "threshold_fractions": "smoothdp.geo.baselines",
+    "GaussianKDE": "smoothdp.geo.kde",
+    "kde_lipschitz_profile": "smoothdp.geo.kde",
+    "kde_smooth_profile": "smoothdp.geo.kde",
+    "LipschitzQuery": "smoothdp.geo.lipschitz",
+    "SmoothSensitivityMechanism": "smoothdp.geo.mechanisms",
+    "BoundedRange": "smoothdp.geo.thresholds",
+    "SoftThreshold": "smoothdp.geo.thresholds",
+    "TwoWayThreshold": "smoothdp.geo.thresholds",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = (
+    "_common",
+    "_exact",
+    "_laplace_moments",
+    "_query",
+    "baselines",
+    "kde",
+    "lipschitz",
+    "mechanisms",
+    "thresholds",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.geo._common import GeoEstimate, GeoMechanism, GeoVariance
+    from smoothdp.geo._query import GeoQuery
+    from smoothdp.geo.baselines import (
+        GeoError,
+        GlobalLipschitz,
+        LocalDP,
+        NoiseAPriori,
+        quadrant_fractions,
+        threshold_fractions,
+    )
+    from smoothdp.geo.kde import GaussianKDE, kde_lipschitz_profile, kde_smooth_profile
+    from smoothdp.geo.lipschitz import LipschitzQuery
+    from smoothdp.geo.mechanisms import SmoothSensitivityMechanism
+    from smoothdp.geo.thresholds import BoundedRange, SoftThreshold, TwoWayThreshold

@@ -5,14 +5,11 @@ Real-line families: :class:`Laplace`, :class:`Gaussian`, :class:`StudentT`, :cla
 plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius).
 """
 
-from smoothdp.noise._base import FLOAT_SAMPLER, HARDENED_SAMPLER, NoiseDistribution
-from smoothdp.noise.discrete_laplace import DiscreteLaplace
-from smoothdp.noise.gaussian import Gaussian
-from smoothdp.noise.generalized_cauchy import GeneralizedCauchy
-from smoothdp.noise.laplace import Laplace
-from smoothdp.noise.planar_laplace import PlanarLaplace
-from smoothdp.noise.polyplace import PolyPlace
-from smoothdp.noise.student_t import StudentT
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __all__ = [
     "FLOAT_SAMPLER",
@@ -26,3 +23,40 @@ __all__ = [
     "PolyPlace",
     "StudentT",
 ]
+
+_EXPORTS = {
+    "FLOAT_SAMPLER": "smoothdp.noise._base",
+    "HARDENED_SAMPLER": "smoothdp.noise._base",
+    "NoiseDistribution": "smoothdp.noise._base",
+    "DiscreteLaplace": "smoothdp.noise.discrete_laplace",
+    "Gaussian": "smoothdp.noise.gaussian",
+    "GeneralizedCauchy": "smoothdp.noise.generalized_cauchy",
+    "Laplace": "smoothdp.noise.laplace",
+    "PlanarLaplace": "smoothdp.noise.planar_laplace",
+    "PolyPlace": "smoothdp.noise.polyplace",
+    "StudentT": "smoothdp.noise.student_t",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = (
+    "_base",
+    "_beta_tail",
+    "discrete_laplace",
+    "gaussian",
+    "generalized_cauchy",
+    "laplace",
+    "planar_laplace",
+    "polyplace",
+    "student_t",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.noise._base import FLOAT_SAMPLER, HARDENED_SAMPLER, NoiseDistribution
+    from smoothdp.noise.discrete_laplace import DiscreteLaplace
+    from smoothdp.noise.gaussian import Gaussian
+    from smoothdp.noise.generalized_cauchy import GeneralizedCauchy
+    from smoothdp.noise.laplace import Laplace
+    from smoothdp.noise.planar_laplace import PlanarLaplace
+    from smoothdp.noise.polyplace import PolyPlace
+    from smoothdp.noise.student_t import StudentT

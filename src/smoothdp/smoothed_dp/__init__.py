@@ -18,11 +18,11 @@ Modules (their imports form a DAG, each line importing only from the lines above
 * ``mechanisms``; then ``montecarlo``, ``theory``.
 """
 
-from smoothdp.smoothed_dp.algorithm1 import SmoothedDelta, smoothed_delta
-from smoothdp.smoothed_dp.base import SmoothedDPMechanism
-from smoothdp.smoothed_dp.hull import hull_vertices
-from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
-from smoothdp.smoothed_dp.profile import ProfileValue, binary_privacy_profile, privacy_profile
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from smoothdp._lazy import attach
 
 __all__ = [
     "ProfileValue",
@@ -36,3 +36,39 @@ __all__ = [
     "privacy_profile",
     "smoothed_delta",
 ]
+
+_EXPORTS = {
+    "SmoothedDelta": "smoothdp.smoothed_dp.algorithm1",
+    "smoothed_delta": "smoothdp.smoothed_dp.algorithm1",
+    "SmoothedDPMechanism": "smoothdp.smoothed_dp.base",
+    "hull_vertices": "smoothdp.smoothed_dp.hull",
+    "QuantizedSamplingAverage": "smoothdp.smoothed_dp.mechanisms",
+    "SamplingAverage": "smoothdp.smoothed_dp.mechanisms",
+    "SamplingHistogram": "smoothdp.smoothed_dp.mechanisms",
+    "ProfileValue": "smoothdp.smoothed_dp.profile",
+    "binary_privacy_profile": "smoothdp.smoothed_dp.profile",
+    "privacy_profile": "smoothdp.smoothed_dp.profile",
+}
+#: The package's modules, reachable as attributes once imported on first access.
+_SUBMODULES = (
+    "_logmath",
+    "algorithm1",
+    "base",
+    "binary",
+    "histogram_profile",
+    "hull",
+    "mechanisms",
+    "montecarlo",
+    "profile",
+    "quantized",
+    "theory",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
+
+if TYPE_CHECKING:
+    from smoothdp.smoothed_dp.algorithm1 import SmoothedDelta, smoothed_delta
+    from smoothdp.smoothed_dp.base import SmoothedDPMechanism
+    from smoothdp.smoothed_dp.hull import hull_vertices
+    from smoothdp.smoothed_dp.mechanisms import QuantizedSamplingAverage, SamplingAverage, SamplingHistogram
+    from smoothdp.smoothed_dp.profile import ProfileValue, binary_privacy_profile, privacy_profile

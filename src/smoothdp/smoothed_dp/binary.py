@@ -37,7 +37,6 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.signal import fftconvolve
 from scipy.special import expit, log_expit, logit
 
 from smoothdp.smoothed_dp._logmath import log_binom_pmf, logsumexp_or_neginf
@@ -129,6 +128,8 @@ class _BinaryMixture:
         8·u·log2(size)·‖a‖₂‖b‖₂ (u = 2^-53) of the scaled pieces; the caller decides whether that is
         negligible.
         """
+        from scipy.signal import fftconvolve  # imported on first use: scipy.signal is slow to import
+
         pieces = []
         start, centre_sum, scale = self.offset, 0, 0.0
         for n, p in self.groups:

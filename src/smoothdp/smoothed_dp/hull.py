@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linprog
 
 from smoothdp.validation import check_data
 
@@ -55,6 +54,8 @@ def hull_vertices(distributions: ArrayLike) -> NDArray[np.float64]:
         return pi
     if pi.shape[1] == 2:
         return pi[[np.argmin(pi[:, 0]), np.argmax(pi[:, 0])]]
+    from scipy.optimize import linprog  # imported on first use: slow to import
+
     keep = np.ones(pi.shape[0], dtype=bool)
     for i in range(pi.shape[0]):
         others = pi[keep & (np.arange(pi.shape[0]) != i)]

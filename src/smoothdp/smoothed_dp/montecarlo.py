@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.smoothed_dp.base import sample_subsets
@@ -88,6 +87,8 @@ def _delta_from_draws(
     p_s = float(np.isin(first, np.flatnonzero(chosen)).mean())
     q_s = float(np.isin(second, np.flatnonzero(chosen)).mean())
     se = math.sqrt(p_s * (1 - p_s) / n + c * c * q_s * (1 - q_s) / second.size)
+    from scipy import stats  # imported on first use: scipy.stats is slow to import
+
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     half_a, half_b = first[: n // 2], second[: second.size // 2]
     _, s_half = _plug_in(half_a, half_b, c, levels)
@@ -218,6 +219,8 @@ def sampled_smoothed_delta(
         raise ValueError(f"distributions must have shape (2, {levels.size}); got {pi.shape}")
     ratio_list = tuple(check_probability("ratios", r, open_low=False, open_high=False) for r in ratios)
     gen = resolve_rng(rng)
+    from scipy import stats
+
     z = float(stats.t.ppf(0.5 + confidence / 2, n_databases - 1))
     values = {r: np.empty((len(eps_list), n_databases)) for r in ratio_list}
     for r in ratio_list:
