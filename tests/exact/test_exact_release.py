@@ -14,6 +14,7 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 import pytest
+from exact_reference import ref_round, to_fraction
 from scipy import stats
 
 from smoothdp.exact import Enclosure, OutputGrid, _core, add_noise, uniform_on_grid
@@ -36,30 +37,7 @@ def _mp_precision() -> Any:
         yield
 
 
-# -- an independent grid rounding in exact rationals ----------------------------------------------------
-def ref_round(y: Fraction, grid: OutputGrid) -> float:
-    """Nearest grid point (ties to even) of the exact rational y, computed from the grid's definition."""
-    if y == 0:
-        return 0.0
-    a = abs(y)
-    e = math.floor(math.log2(a.numerator) - math.log2(a.denominator))
-    while Fraction(2) ** e > a:  # fix float log2 rounding: 2^e ≤ |y| < 2^(e+1)
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    step = Fraction(2) ** (max(e, grid.exponent) - grid.precision)
-    t = y / step
-    n = math.floor(t)
-    frac = t - n
-    if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and n % 2 == 1):
-        n += 1
-    return float(n * step)
-
-
-def mpf_to_fraction(x: Any) -> Fraction:
-    sign, man, exp, _ = mp.mpf(x)._mpf_
-    v = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
-    return -v if sign else v
+# The independent grid rounding in exact rationals (ref_round) lives in exact_reference.py.
 
 
 # -- grid ----------------------------------------------------------------------------------------------------
@@ -142,7 +120,7 @@ def test_release_equals_independent_mpmath_rounding(name: str, dist: Any, ref: A
             q = mp.mpf(kk) / mp.mpf(2) ** 63
             z = mp.mpf(dist.scale) * ref(q)
             y = mp.mpf(c) + mp.mpf(s) * (-z if neg else z)
-            ends.append(ref_round(mpf_to_fraction(y), grid))
+            ends.append(ref_round(to_fraction(y), grid))
         if ends[0] == ends[1]:
             assert out[i] == ends[0], (i, out[i], ends)
             checked += 1
@@ -163,7 +141,7 @@ def test_student_t_equals_independent_polar_formula() -> None:
             big_w = mp.mpf(kk) / mp.mpf(2) ** 63
             small_w = mp.mpf(jj) / mp.mpf(2) ** 64
             t = 2 * mp.sqrt(df * (big_w ** (-2 / mp.mpf(df)) - 1)) * mp.sin(mp.pi * small_w / 2)
-            vals.append(ref_round(mpf_to_fraction(-t if neg else t), grid))
+            vals.append(ref_round(to_fraction(-t if neg else t), grid))
         if vals[0] == vals[1]:
             assert out[i] == vals[0]
             checked += 1

@@ -18,6 +18,7 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 import pytest
+from exact_reference import ref_round, to_fraction
 
 from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.exact.laws import GeneralizedCauchyLaw
@@ -31,29 +32,8 @@ def _mp_precision() -> Any:
         yield
 
 
-def ref_round(y: Fraction, grid: OutputGrid) -> float:
-    """Nearest grid point (ties to even) of the exact rational y, from the grid's definition."""
-    if y == 0:
-        return 0.0
-    a = abs(y)
-    e = math.floor(math.log2(a.numerator) - math.log2(a.denominator))
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    step = Fraction(2) ** (max(e, grid.exponent) - grid.precision)
-    t = y / step
-    n = math.floor(t)
-    frac = t - n
-    if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and n % 2 == 1):
-        n += 1
-    return float(n * step)
 
 
-def to_fraction(x: Any) -> Fraction:
-    sign, man, exp, _ = mp.mpf(x)._mpf_
-    v = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
-    return -v if sign else v
 
 
 def ref_x(u: Any, gamma: float) -> Any:
