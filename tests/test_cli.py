@@ -243,3 +243,129 @@ def test_cli_numerics_and_unseeded_release_has_no_banner(capsys, ages_csv):
     lines = _release_lines(capsys, [*argv, "--numerics", "float"])
     assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
     _one_line_error(capsys, [*argv, "--numerics", "fast"], "numerics")
+
+
+# -- issue 14: a CLI for pipelines (stdin, --json, quantiles, exit codes) ------------------------------------
+def _stdin(monkeypatch, text):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+
+
+def _json(capsys, argv):
+    import json
+
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert len(out.strip().splitlines()) == 1  # one JSON object, nothing else on stdout
+    return json.loads(out), err
+
+
+AGES = "age,name\n" + "".join(f"{20 + i % 50},p{i}\n" for i in range(501))
+JSON_ARGV = ["release", "median", "-", "--column", "age", "--epsilon", "1", "--bounds", "0", "125", "--json"]
+
+
+def test_json_from_stdin_has_the_public_fields_at_full_precision(capsys, monkeypatch):
+    from smoothdp.rng import default_rng
+
+    _stdin(monkeypatch, AGES)
+    payload, err = _json(capsys, [*JSON_ARGV, "--seed", "11"])
+    ages = np.array([20 + i % 50 for i in range(501)], dtype=float)
+    expected = smoothdp.median(ages, epsilon=1.0, bounds=(0, 125), rng=default_rng(11))
+    assert payload["value"] == expected.value  # the same float: full precision through JSON
+    assert payload["simulation"] is True and payload["is_simulation"] is True
+    assert payload["guarantee"]["epsilon"] == 1.0 and payload["guarantee"]["neighbours"] == "substitution"
+    assert SIMULATION_BANNER in err  # the banner goes to stderr, stdout stays JSON
+    assert not {"not_private", "noise_scale", "noise_std", "smooth_sensitivity"} & set(payload)
+
+
+def test_json_never_carries_not_private_values(capsys, monkeypatch):
+    _stdin(monkeypatch, AGES)
+    argv = [*JSON_ARGV[:-1], "--noise", "polyplace", "--json"]
+    payload, err = _json(capsys, argv)
+    assert payload["simulation"] is False and err == ""
+    assert "smooth sensitivity" not in repr(payload).lower() and "not private" not in repr(payload).lower()
+    assert isinstance(payload["value"], float)
+
+
+def test_stdin_uses_the_shared_reader_rules(capsys, monkeypatch):
+    # blank lines skipped, NA imputed with the midpoint: three records 0, 125 (clipped), midpoint 50
+    from smoothdp.rng import default_rng
+
+    _stdin(monkeypatch, "age\n0\n\nNA\n900\n")
+    payload, _ = _json(capsys, [*JSON_ARGV, "--seed", "2", "--numerics", "float"])
+    expected = smoothdp.median(
+        [0.0, np.nan, 900.0], epsilon=1.0, bounds=(0, 125), rng=default_rng(2), numerics="float"
+    )
+    assert payload["value"] == expected.value
+    _stdin(monkeypatch, "age\n1\n")
+    _one_line_error(capsys, [*JSON_ARGV[:3], "--column", "height", *JSON_ARGV[5:]], "standard input", "age")
+
+
+def test_stdin_through_a_real_pipe():
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "smoothdp.cli", *JSON_ARGV, "--numerics", "float"],
+        input=AGES.encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert 0.0 <= payload["value"] <= 125.0 and payload["simulation"] is False
+
+
+def test_release_quantiles_in_the_order_asked(capsys, ages_csv):
+    from smoothdp.rng import default_rng
+
+    argv = ["release", "quantiles", str(ages_csv), "--column", "age", "--q", "0.9", "0.1", "0.5"]
+    argv += ["--epsilon", "1", "--bounds", "0", "100", "--seed", "5", "--json"]
+    payload, _ = _json(capsys, argv)
+    ages = np.array([20 + i % 50 for i in range(501)], dtype=float)
+    expected = smoothdp.quantiles(ages, [0.9, 0.1, 0.5], epsilon=1.0, bounds=(0, 100), rng=default_rng(5))
+    assert payload["value"] == list(expected.value)
+    assert payload["value"][1] < payload["value"][2] < payload["value"][0]  # 0.1 < 0.5 < 0.9 levels, as asked
+    lines = _release_lines(capsys, argv[:-1])
+    assert lines["value"].split(None, 1)[1] == "[" + ", ".join(repr(v) for v in payload["value"]) + "]"
+
+
+def test_quantile_options_are_checked(capsys, ages_csv):
+    base = [
+        "release",
+        "quantiles",
+        str(ages_csv),
+        "--column",
+        "age",
+        "--epsilon",
+        "1",
+        "--bounds",
+        "0",
+        "100",
+    ]
+    _one_line_error(capsys, base, "--q")
+    _one_line_error(capsys, [*base, "--q", "0.5", "--noise", "laplace"], "--noise")
+    single = ["release", "quantile", *base[2:]]
+    _one_line_error(capsys, [*single, "--q", "0.1", "0.9"], "'quantiles'")
+    median = ["release", "median", *base[2:]]
+    _one_line_error(capsys, [*median, "--method", "joint_exp"], "'quantiles' only")
+    _one_line_error(capsys, [*median, "--q", "0.5"], "--q")
+
+
+def test_exit_codes_are_documented_and_an_unexpected_error_is_one_line_exit_1(capsys, monkeypatch, ages_csv):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "exit status:" in out and "0  success" in out and "2  usage" in out and "1  unexpected" in out
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(smoothdp, "median", broken)
+    argv = ["release", "median", str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100"]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert err.strip() == "smoothdp: unexpected error: RuntimeError: boom" and out == ""

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from smoothdp.validation import (
+    as_float_array,
     check_beta,
     check_bounds,
     check_data,
@@ -12,6 +13,7 @@ from smoothdp.validation import (
     clip_or_check,
     impute_missing,
     prepare_records,
+    to_float_array,
 )
 
 
@@ -89,3 +91,89 @@ def test_scalar_checks_name_parameter_and_range():
         check_int("n", 0, minimum=1)
     with pytest.raises(TypeError, match="n must be an integer"):
         check_int("n", 1.5)
+
+
+# ------------------------------------------------------------------ inputs: lists, Series, DataFrames
+
+
+@pytest.mark.parametrize(
+    "bad", [["1", "2"], [1.0, "2"], np.array(["1.5"]), np.array([1.0, "a"], dtype=object), [b"1"]]
+)
+def test_strings_are_refused_even_numeric_ones(bad):
+    for convert in (to_float_array, check_data):
+        with pytest.raises(TypeError, match=r"^data must .*real numbers"):
+            convert(bad, "data")
+    with pytest.raises(TypeError, match=r"^data must"):
+        prepare_records(bad, 0.0, 1.0, name="data")
+
+
+@pytest.mark.parametrize(
+    "bad", [[1j, 2.0], np.array(["2020-01-01"], dtype="datetime64[D]"), [[1.0], [1.0, 2.0]]]
+)
+def test_other_non_numbers_are_refused(bad):
+    with pytest.raises(TypeError, match=r"^values must .*real numbers"):
+        as_float_array(bad, "values")
+
+
+def test_none_becomes_nan_then_the_midpoint():
+    np.testing.assert_array_equal(as_float_array([1.0, None, 3]), [1.0, np.nan, 3.0])
+    np.testing.assert_array_equal(prepare_records([None, 3.0, 0.5], 0.0, 2.0), [1.0, 2.0, 0.5])
+
+
+def test_numeric_arrays_keep_shape_and_values():
+    x = np.arange(6, dtype=np.int32).reshape(3, 2)
+    out = as_float_array(x)
+    assert out.dtype == np.float64 and out.shape == (3, 2) and out.tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert as_float_array([True, False]).tolist() == [1.0, 0.0]
+
+
+def test_pandas_series_and_one_column_frames():
+    pd = pytest.importorskip("pandas")
+    np.testing.assert_array_equal(to_float_array(pd.Series([1, 2, 3]), ndim=1), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(to_float_array(pd.DataFrame({"age": [4.0, 5.0]}), ndim=1), [4.0, 5.0])
+    # Pandas missing values (NA of the nullable dtypes, None in object columns) are NaN, then the midpoint.
+    for series in (
+        pd.Series([10, None, 200], dtype="Int64"),
+        pd.Series([10.0, pd.NA, 200.0], dtype="Float64"),
+        pd.Series([10.0, None, 200.0], dtype=object),
+        pd.DataFrame({"age": pd.array([10, None, 200], dtype="Int64")}),
+    ):
+        np.testing.assert_array_equal(prepare_records(series, 0.0, 100.0), [10.0, 50.0, 100.0])
+    with pytest.raises(TypeError, match=r"^ages must hold real numbers, not strings"):
+        to_float_array(pd.Series(["1", "2"]), "ages")
+    with pytest.raises(TypeError, match=r"^ages must hold real numbers, not strings"):
+        to_float_array(pd.Series(["1", "2"], dtype="string"), "ages")
+    with pytest.raises(TypeError, match=r"^ages must be an array of real numbers"):
+        to_float_array(pd.Series(pd.to_datetime(["2020-01-01"])), "ages")
+    with pytest.raises(
+        ValueError, match=r"^ages must be a one-column DataFrame or a Series; got a DataFrame with 2"
+    ):
+        to_float_array(pd.DataFrame({"a": [1.0], "b": [2.0]}), "ages")
+
+
+def test_polars_series_and_one_column_frames():
+    pl = pytest.importorskip("polars")
+    np.testing.assert_array_equal(to_float_array(pl.Series([1, 2, 3]), ndim=1), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(
+        prepare_records(pl.Series([10, None, 200]), 0.0, 100.0), [10.0, 50.0, 100.0]
+    )
+    frame = pl.DataFrame({"age": [10.0, None, 200.0]})
+    np.testing.assert_array_equal(prepare_records(frame, 0.0, 100.0), [10.0, 50.0, 100.0])
+    with pytest.raises(TypeError, match=r"^ages must hold real numbers, not strings"):
+        to_float_array(pl.Series(["1", "2"]), "ages")
+    with pytest.raises(ValueError, match=r"^ages must be a one-column DataFrame"):
+        to_float_array(pl.DataFrame({"a": [1.0], "b": [2.0]}), "ages")
+
+
+def test_entry_points_take_a_one_column_frame_like_the_array():
+    pd = pytest.importorskip("pandas")
+    import smoothdp
+
+    ages = np.arange(200.0)
+    frame = pd.DataFrame({"age": ages})
+    for f in (smoothdp.median, smoothdp.mean):
+        a = f(ages, epsilon=1.0, bounds=(0.0, 250.0), rng=7, numerics="float")
+        b = f(frame, epsilon=1.0, bounds=(0.0, 250.0), rng=7, numerics="float")
+        assert a.value == b.value
+    with pytest.raises(TypeError, match="must hold real numbers, not strings"):
+        smoothdp.median(pd.Series(["1", "2"]), epsilon=1.0, bounds=(0.0, 2.0), rng=7)

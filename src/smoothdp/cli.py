@@ -7,13 +7,19 @@
   release one statistic of a CSV column and print its public fields (the value, the guarantee spent with its
   neighbour relation, the mechanism and its proof), then, for the data holder only, the values computed from
   the data without protection (noise scale and std, smooth sensitivity), each marked "NOT private: do not
-  publish". The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every
+  publish". ``FILE`` ``-`` reads standard input. ``--json`` prints one JSON object instead, for pipelines:
+  :meth:`smoothdp.Release.to_dict` (public fields only, values at full precision) and ``"simulation"``;
+  never the not-private values. ``release quantiles FILE --q 0.1 0.5 0.9`` releases several quantiles under
+  one ε (:func:`smoothdp.quantiles`), in the order asked.
+  The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every
   non-blank line after the header is a record (n is never changed); an empty, NA-like or unparseable cell
   is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells and values outside the
   bounds are clipped. The number of such cells is never printed. ``--seed`` makes a simulation: the output
   starts with "NOT PRIVATE (simulation: seeded generator)".
 
-User errors (unknown experiment, bad ε, missing file or column) print one line on stderr and exit 2.
+Exit status (:data:`EXIT_CODES`): 0 success (a refused release too: the status never depends on the data);
+2 a usage or parameter error (unknown experiment, bad ε, missing file or column), one line on stderr;
+1 an unexpected error (or a failed reproduction), one line on stderr.
 """
 
 from __future__ import annotations
@@ -31,8 +37,19 @@ if TYPE_CHECKING:  # numpy is imported by the commands that need it: `smoothdp -
 
 __all__ = ["main"]
 
+EXIT_OK = 0
+EXIT_FAILURE = 1
 EXIT_USAGE = 2
-STATISTICS = ("median", "quantile", "trimmed-mean", "mean")
+#: The exit statuses, as documented in ``smoothdp --help``.
+EXIT_CODES = """exit status:
+  0  success (a refused release too: the status never depends on the data)
+  2  usage or parameter error, one line on stderr
+  1  unexpected error (or a failed reproduction), one line on stderr"""
+JSON_EXAMPLE = "smoothdp release median - --column age --epsilon 1 --bounds 0 125 --json < people.csv"
+STATISTICS = ("median", "quantile", "quantiles", "trimmed-mean", "mean")
+#: Methods of 'median' and 'quantile'; 'quantiles' also takes joint_exp and recursive.
+METHODS = ("auto", "exponential", "smooth_sensitivity")
+QUANTILES_METHODS = (*METHODS, "joint_exp", "recursive")
 NUMERICS = ("exact", "float")
 #: The first line of a release drawn from a seeded (or otherwise non-secure) generator.
 SIMULATION_BANNER = "NOT PRIVATE (simulation: seeded generator): the noise can be regenerated; do not publish"
@@ -53,7 +70,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="smoothdp", description="Instance-adaptive differential privacy.")
+    parser = _Parser(
+        prog="smoothdp",
+        description="Instance-adaptive differential privacy.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     commands.add_parser("list", help="list the reproduced experiments")
@@ -72,7 +94,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     reproduce.add_argument("--quiet", action="store_true", help="no progress bars")
 
-    release = commands.add_parser("release", help="release one private statistic of a CSV column")
+    release = commands.add_parser(
+        "release",
+        help="release one private statistic of a CSV column",
+        epilog=f"example:\n  {JSON_EXAMPLE}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     release.add_argument(
         "statistic", choices=STATISTICS, metavar="STATISTIC", help=f"one of: {', '.join(STATISTICS)}"
     )
@@ -80,8 +107,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         help=(
-            "a CSV file with a header row; blank lines are skipped, every other line is a record; empty, NA "
-            "or unparseable cells are missing values, imputed with the midpoint of the bounds"
+            "a CSV file with a header row ('-': standard input); blank lines are skipped, every other line "
+            "is a record; empty, NA or unparseable cells are missing values, imputed with the midpoint of "
+            "the bounds"
         ),
     )
     release.add_argument("--column", required=True, metavar="C", help="the column to use")
@@ -102,8 +130,11 @@ def _build_parser() -> argparse.ArgumentParser:
     release.add_argument(
         "--method",
         default="auto",
-        choices=("auto", "exponential", "smooth_sensitivity"),
-        help="median/quantile method (default auto: chosen from public parameters, see docs/quantiles.md)",
+        choices=QUANTILES_METHODS,
+        help=(
+            "median/quantile(s) method (default auto: chosen from public parameters, see docs/quantiles.md); "
+            "joint_exp and recursive are for 'quantiles' only"
+        ),
     )
     release.add_argument(
         "--noise",
@@ -117,7 +148,14 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="δ of the (ε, δ) guarantee; needed by --noise laplace only (default 0)",
     )
-    release.add_argument("--q", type=float, default=None, help="quantile level in (0, 1) for 'quantile'")
+    release.add_argument(
+        "--q",
+        type=float,
+        nargs="+",
+        default=None,
+        metavar="Q",
+        help="quantile level(s) in (0, 1): one for 'quantile', one or more for 'quantiles'",
+    )
     release.add_argument(
         "--trim", type=float, default=None, help="fraction trimmed from each end for 'trimmed-mean'"
     )
@@ -127,6 +165,11 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="reproducible noise: a simulation, NOT private (default: secure randomness)",
+    )
+    release.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the public fields (value at full precision) and 'simulation'",
     )
     return parser
 
@@ -202,15 +245,32 @@ def _read_column(path: str, column: str) -> np.ndarray:
 
     from smoothdp.data.csv_reader import parse_numbers, read_csv
 
-    if not Path(path).is_file():
+    label = "standard input" if path == "-" else path
+    if path != "-" and not Path(path).is_file():
         raise CliError(f"file not found: {path}")
     try:
-        header, cells = read_csv(path)
+        header, cells = _read_stdin() if path == "-" else read_csv(path)
     except (ValueError, UnicodeDecodeError, csv.Error) as error:
-        raise CliError(f"cannot read {path} as CSV: {error}") from None
+        raise CliError(f"cannot read {label} as CSV: {error}") from None
     if column not in cells:
-        raise CliError(f"column {column!r} not in {path}; it has: {', '.join(header)}")
+        raise CliError(f"column {column!r} not in {label}; it has: {', '.join(header)}")
     return parse_numbers(cells[column])
+
+
+def _read_stdin() -> tuple[list[str], dict[str, list[str]]]:
+    """Standard input through the shared reader, decoded as UTF-8 (the files' encoding too)."""
+    import io
+
+    from smoothdp.data.csv_reader import read_csv
+
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream without bytes underneath (tests, embedding)
+        return read_csv(stream=sys.stdin, name="standard input")
+    stream = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    try:
+        return read_csv(stream=stream, name="standard input")
+    finally:
+        stream.detach()  # leave sys.stdin usable
 
 
 def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple[float, float]) -> Any:
@@ -225,6 +285,16 @@ def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple
         "rng": default_rng(args.seed),
     }
     # Smooth-sensitivity options only when asked for: they select that method under method="auto".
+    if args.statistic == "quantiles":
+        if args.noise is not None or args.delta:
+            raise CliError("--noise and --delta do not apply to 'quantiles' (pure ε-DP methods)")
+        if args.q is None:
+            raise CliError("'quantiles' needs --q, one or more quantile levels in (0, 1)")
+        return smoothdp.quantiles(data, args.q, method=args.method, **common)
+    if args.method not in METHODS:
+        raise CliError(
+            f"--method {args.method} applies to 'quantiles' only; choose from: {', '.join(METHODS)}"
+        )
     if args.noise is not None:
         common["noise"] = args.noise
     if args.delta:
@@ -234,9 +304,11 @@ def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple
     elif args.method != "auto":
         raise CliError(f"--method applies to 'median' and 'quantile' only; got it for {args.statistic!r}")
     if args.statistic == "quantile":
-        if args.q is None:
-            raise CliError("'quantile' needs --q, the quantile level in (0, 1)")
-        return smoothdp.quantile(data, args.q, **common)
+        if args.q is None or len(args.q) != 1:
+            raise CliError("'quantile' needs one --q, the quantile level in (0, 1) (several: 'quantiles')")
+        return smoothdp.quantile(data, args.q[0], **common)
+    if args.q is not None:
+        raise CliError(f"--q applies to 'quantile' and 'quantiles' only; got it for {args.statistic!r}")
     if args.statistic == "trimmed-mean":
         if args.trim is None:
             raise CliError("'trimmed-mean' needs --trim, the fraction trimmed from each end")
@@ -266,8 +338,24 @@ def _cmd_release(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
     simulation = args.seed is not None or bool(getattr(release, "is_simulation", False))
-    _print_release(release, f"{args.statistic} of {args.column} in {args.file}", simulation=simulation)
-    return 0
+    if args.json:
+        _print_json(release, simulation=simulation)
+    else:
+        source = "standard input" if args.file == "-" else args.file
+        _print_release(release, f"{args.statistic} of {args.column} in {source}", simulation=simulation)
+    return EXIT_OK
+
+
+def _print_json(release: Any, *, simulation: bool) -> None:
+    """One JSON object on stdout: the public fields (:meth:`~smoothdp.Release.to_dict`, values at full
+    precision) and ``"simulation"``; never the not-private values. A simulation's banner goes to stderr."""
+    import json
+
+    payload = release.to_dict()
+    payload["simulation"] = simulation
+    if simulation:
+        print(SIMULATION_BANNER, file=sys.stderr)
+    print(json.dumps(payload))
 
 
 def _print_release(release: Any, statistic: str, *, simulation: bool = False) -> None:
@@ -292,6 +380,8 @@ def _print_release(release: Any, statistic: str, *, simulation: bool = False) ->
         print(f"smooth sensitivity: {hidden.smooth_sensitivity:.6g}{beta}{NOT_PRIVATE}")
     if release.refused:
         print(f"value:       refused ({release.reason})")
+    elif getattr(release.value, "ndim", 0):  # several quantiles, in the order asked
+        print(f"value:       [{', '.join(repr(float(v)) for v in release.value)}]")
     else:
         print(f"value:       {float(release.value)!r}")  # full precision: the exact released float
     if simulation:
@@ -351,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _demo()
             print()
             parser.print_help()
-            return 0
+            return EXIT_OK
         args = parser.parse_args(argv)
         if args.command == "list":
             return _cmd_list()
@@ -370,6 +460,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("smoothdp: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a bug or an environment failure: one line, exit 1 (EXIT_CODES)
+        message = str(error).splitlines()[0] if str(error) else ""
+        print(f"smoothdp: unexpected error: {type(error).__name__}: {message}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,13 @@ policy of the mechanisms with public bounds, applied before any data-dependent w
 3. ``clip=False`` is for **trusted data** only: a record outside the bounds is an error, and that error
    depends on the data (its message carries no count and no value, but raising at all reveals that some
    record is out of bounds). docs/central.md describes the policy.
+
+**Inputs** (:func:`as_float_array`, used by every entry point that takes data): numpy arrays, lists, pandas
+and polars Series and one-column DataFrames (duck-typed: no pandas or polars import), of real numbers.
+Missing values (``None``, pandas ``NA``, polars nulls) become NaN, which the policy above imputes. Strings
+are refused, numeric-looking ones too (``["1", "2"]``): a :class:`TypeError` naming the parameter, as for
+any input whose kind (dtype, or the element kinds of a list or object array) is not a real number. Like the
+shape, the kind is the schema of the data, not the value of a record.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "as_float_array",
     "check_beta",
     "check_bounds",
     "check_data",
@@ -40,6 +48,90 @@ __all__ = [
     "prepare_records",
     "to_float_array",
 ]
+
+
+# ------------------------------------------------------------------------------------------ inputs
+
+#: numpy dtype kinds converted to float64 as they are (bool, signed and unsigned integers, floats).
+_NUMERIC_KINDS = frozenset("biuf")
+#: Type names of the missing-value singletons of pandas (``pd.NA``), matched without importing pandas.
+_MISSING_TYPES = frozenset({"NAType"})
+
+
+def _describe(x: Any) -> str:
+    dtype = getattr(x, "dtype", None)
+    return f"{type(x).__name__} of dtype {dtype}" if dtype is not None else type(x).__name__
+
+
+def _not_numbers(name: str, x: Any, detail: str = "") -> TypeError:
+    extra = f" ({detail})" if detail else ""
+    return TypeError(f"{name} must be an array of real numbers; got {_describe(x)}{extra}")
+
+
+def _object_to_float(value: Any, name: str) -> float:
+    """One element of an object array: a real number, or a missing value (None, pandas NA) → NaN."""
+    if value is None or type(value).__name__ in _MISSING_TYPES:
+        return math.nan
+    if isinstance(value, str | bytes):
+        raise TypeError(
+            f"{name} must hold real numbers, not strings (numeric-looking ones are not converted: parse "
+            "them first, e.g. with float)"
+        )
+    if isinstance(value, complex | np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers; got a complex number")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as err:
+        kind = type(value).__name__
+        raise TypeError(f"{name} must hold real numbers; got an element of type {kind}") from err
+
+
+def _unwrap_frame(x: Any, name: str) -> Any:
+    """A DataFrame (pandas, polars: anything with ``columns`` and ``to_numpy``) with one column → that
+    column; a Series-like with ``to_numpy`` → its values (pandas nullable numbers: NA → NaN)."""
+    if hasattr(x, "columns") and hasattr(x, "to_numpy"):
+        columns = list(x.columns)
+        if len(columns) != 1:
+            raise ValueError(
+                f"{name} must be a one-column DataFrame or a Series; got a DataFrame with {len(columns)} "
+                "columns (select the column, e.g. df['age'], or pass df.to_numpy() for points)"
+            )
+        x = x[columns[0]]
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        if getattr(getattr(x, "dtype", None), "kind", None) in _NUMERIC_KINDS:
+            try:  # pandas nullable numbers (Int64, Float64, boolean): NA → NaN, vectorized
+                return x.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                pass
+        return x.to_numpy()
+    return x
+
+
+def as_float_array(x: Any, name: str = "x") -> NDArray[np.float64]:
+    """``x`` as a float64 array: the one conversion of data inputs (module docstring, **Inputs**).
+
+    Accepts arrays and nested lists of real numbers (bool, int, float), pandas and polars Series and
+    one-column DataFrames; missing values (``None``, pandas ``NA``, polars nulls) become NaN. Refuses
+    strings, complex numbers, dates and other non-numbers with a :class:`TypeError` naming ``name``, and a
+    DataFrame with several columns with a :class:`ValueError`. Shape is not checked here.
+    """
+    values = _unwrap_frame(x, name)
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as err:  # ragged nested lists
+        raise _not_numbers(name, x) from err
+    kind = arr.dtype.kind
+    if kind in _NUMERIC_KINDS:
+        out: NDArray[np.float64] = arr.astype(np.float64, copy=False)
+        return out
+    if kind in "US":
+        raise _not_numbers(name, x, "strings are not converted, numeric-looking ones too: parse them first")
+    if kind != "O":  # complex, datetime, timedelta, structured, void
+        raise _not_numbers(name, x)
+    # Object arrays (lists holding None, pandas object columns): element by element, the slow path.
+    flat = arr.ravel()
+    converted = np.fromiter((_object_to_float(v, name) for v in flat), dtype=np.float64, count=flat.size)
+    return converted.reshape(arr.shape)
 
 
 def _as_float(name: str, value: Any) -> float:
@@ -122,6 +214,8 @@ def check_data(
 ) -> NDArray[np.float64]:
     """Return ``x`` as a float array after checking it is finite, non-empty and of the right shape.
 
+    ``x`` is converted by :func:`as_float_array` (Series, one-column DataFrames; strings refused).
+
     Parameters
     ----------
     ndim
@@ -131,10 +225,9 @@ def check_data(
     min_size
         The fewest elements (points, when ``last_dim`` is set) allowed.
     """
-    try:
-        arr: NDArray[np.float64] = np.asarray(x, dtype=dtype)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    arr: NDArray[np.float64] = as_float_array(x, name)
+    if dtype is not np.float64:
+        arr = arr.astype(dtype)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -156,12 +249,9 @@ def to_float_array(
     ndim: int | Sequence[int] | None = None,
     min_size: int = 0,
 ) -> NDArray[np.float64]:
-    """``x`` as a float array, checking its kind and shape only (NaN and ±inf are allowed: see
-    :func:`prepare_records`). ``min_size`` is the fewest records allowed (a public n only)."""
-    try:
-        arr: NDArray[np.float64] = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    """``x`` as a float array (:func:`as_float_array`), checking its kind and shape only (NaN and ±inf are
+    allowed: see :func:`prepare_records`). ``min_size`` is the fewest records allowed (a public n only)."""
+    arr = as_float_array(x, name)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:

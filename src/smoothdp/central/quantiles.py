@@ -60,7 +60,13 @@ from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bounds, check_epsilon, check_in_range, prepare_records
+from smoothdp.validation import (
+    as_float_array,
+    check_bounds,
+    check_epsilon,
+    check_in_range,
+    prepare_records,
+)
 
 __all__ = [
     "ExponentialQuantile",
@@ -624,10 +630,7 @@ def _check_bool(name: str, value: Any) -> bool:
 
 def check_quantile_list(qs: Any) -> NDArray[np.float64]:
     """qs as a 1-D float array of values in [0, 1] (any order, duplicates allowed)."""
-    try:
-        arr = np.atleast_1d(np.asarray(qs, dtype=np.float64))
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"qs must be a sequence of quantiles in [0, 1]; got {qs!r}") from err
+    arr = np.atleast_1d(as_float_array(qs, "qs"))
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"qs must be a non-empty 1-D sequence of quantiles in [0, 1]; got {qs!r}")
     if not np.all((arr >= 0.0) & (arr <= 1.0)):

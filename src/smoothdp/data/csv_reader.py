@@ -1,4 +1,5 @@
-"""The one CSV reader of smoothdp: the shipped data loaders and the ``smoothdp release`` command use it.
+"""The one CSV reader of smoothdp: the shipped data loaders and the ``smoothdp release`` command use it
+(files and standard input alike).
 
 Parsing is Python's standard :mod:`csv` module (RFC 4180 quoting, maintained with the interpreter). The
 rules, the same everywhere:
@@ -21,6 +22,7 @@ import gzip
 import io
 from collections.abc import Iterable, Sequence
 from os import PathLike
+from typing import TextIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,16 +53,25 @@ def _table(rows: Iterable[list[str]], name: str) -> Table:
     return header, dict(zip(header, columns, strict=True))
 
 
-def read_csv(path: str | PathLike[str] | None = None, *, text: str | None = None, name: str = "") -> Table:
-    """Read a CSV file (``path``; ``.gz`` is decompressed) or ``text``: (header, {column: cells}).
+def read_csv(
+    path: str | PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    stream: TextIO | None = None,
+    name: str = "",
+) -> Table:
+    """Read a CSV file (``path``; ``.gz`` is decompressed), ``text`` or an open text ``stream`` (standard
+    input for ``smoothdp release ... -``): (header, {column: cells}).
 
     Every non-blank line after the header is a record (module docstring); cells stay strings.
     """
-    if (path is None) == (text is None):
-        raise TypeError("read_csv takes exactly one of path and text")
-    label = name or (str(path) if path is not None else "the CSV text")
+    if sum(source is not None for source in (path, text, stream)) != 1:
+        raise TypeError("read_csv takes exactly one of path, text and stream")
+    label = name or (str(path) if path is not None else "the CSV text" if text is not None else "the stream")
     if text is not None:
         return _table(csv.reader(io.StringIO(text)), label)
+    if stream is not None:
+        return _table(csv.reader(stream), label)
     assert path is not None
     if str(path).endswith(".gz"):
         with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import Enclosure
 from smoothdp.sensitivity.growth import Growth, check_growth
-from smoothdp.validation import check_data, check_positive
+from smoothdp.validation import as_float_array, check_data, check_positive
 
 __all__ = ["UNIVERSE", "GeoQuery", "as_parameter", "point_array"]
 
@@ -42,11 +42,14 @@ UNIVERSE = 2.0**400
 
 
 def point_array(x: ArrayLike, name: str, dimension: int) -> NDArray[np.float64]:
-    """Users' points as a float array of shape U (1-D) or U + (2,) (2-D), non-empty; NOT checked finite."""
-    try:
-        arr: NDArray[np.float64] = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}") from err
+    """Users' points as a float array of shape U (1-D) or U + (2,) (2-D), non-empty; NOT checked finite.
+
+    Inputs as :func:`smoothdp.validation.as_float_array` (arrays, lists, pandas/polars Series and, in 1-D,
+    one-column DataFrames; strings refused); in 2-D a two-column DataFrame gives the points (x, y).
+    """
+    if dimension == 2 and hasattr(x, "columns") and hasattr(x, "to_numpy"):
+        x = x.to_numpy()  # two columns → points; the element check below still refuses strings
+    arr = as_float_array(x, name)
     if dimension == 2 and (arr.ndim == 0 or arr.shape[-1] != 2):
         raise ValueError(f"{name} must have shape (..., 2); got shape {arr.shape}")
     if arr.size == 0:
