@@ -296,6 +296,13 @@ def prepare_records(
     return clip_or_check(arr, lower, upper, clip=clip, name=name)
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """A flag (``clip``, ``clamp``, ...): True or False (numpy booleans too), nothing else."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
     """Public bounds (lower, upper): two finite reals with lower < upper."""
     try:
@@ -319,9 +326,7 @@ def clip_or_check(
 
     NaN is neither clipped nor refused here: :func:`impute_missing` handles it first.
     """
-    if not isinstance(clip, bool | np.bool_):
-        raise TypeError(f"clip must be True or False; got {clip!r}")
-    if clip:
+    if check_bool("clip", clip):
         out: NDArray[np.float64] = np.clip(x, lower, upper)
         return out
     if np.any((x < lower) | (x > upper)):

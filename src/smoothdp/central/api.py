@@ -50,7 +50,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
-from smoothdp.validation import check_bounds, check_epsilon, check_in_range
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
 __all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
 
@@ -72,8 +72,7 @@ def _release(
     noise_options: dict[str, Any],
 ) -> Release:
     """One smooth-sensitivity release of ``statistic``, clamped into its bounds if asked (post-processing)."""
-    if not isinstance(clamp, bool | np.bool_):
-        raise TypeError(f"clamp must be True or False; got {clamp!r}")
+    check_bool("clamp", clamp)
     mech = SmoothSensitivityMechanism(
         statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, numerics=numerics, **noise_options
     )

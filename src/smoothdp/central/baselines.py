@@ -44,6 +44,7 @@ from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import (
+    check_bool,
     check_bounds,
     check_epsilon,
     check_int,
@@ -64,12 +65,6 @@ __all__ = [
 PROOF = "docs/theory/central-frameworks.md#global-sensitivity-baselines"
 #: Public grid of a noisy count: fixed-point below 2, 36 significant bits above.
 _COUNT_GRID = OutputGrid.for_magnitude(1.0)
-
-
-def _check_clip(clip: Any) -> bool:
-    if not isinstance(clip, bool | np.bool_):
-        raise TypeError(f"clip must be True or False; got {clip!r}")
-    return bool(clip)
 
 
 class GlobalSensitivityMean(Mechanism):
@@ -94,7 +89,7 @@ class GlobalSensitivityMean(Mechanism):
         self.numerics = check_numerics(numerics)
         self.lower, self.upper = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
-        self.clip = _check_clip(clip)
+        self.clip = check_bool("clip", clip)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.sum_sensitivity = max(abs(self.lower), abs(self.upper))
         self._sum_noise = Laplace(self.sum_sensitivity / (0.5 * self.epsilon))
@@ -225,7 +220,7 @@ class GaussianMean(Mechanism):
         self.lower, self.upper = check_bounds(bounds)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.rho = check_positive("rho", rho)
-        self.clip = _check_clip(clip)
+        self.clip = check_bool("clip", clip)
         self.guarantee = ZCDP(self.rho, neighbours="substitution")
 
     @property

@@ -40,6 +40,7 @@ from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike
 from smoothdp.validation import (
+    check_bool,
     check_bounds,
     check_epsilon,
     check_in_range,
@@ -135,10 +136,7 @@ class PrivateClipMean(Mechanism):
         self.center = check_in_range(
             "center", center, self.lower, self.upper, low_open=False, high_open=False
         )
-        for flag, value in (("clip", clip), ("clamp", clamp)):
-            if not isinstance(value, bool | np.bool_):
-                raise TypeError(f"{flag} must be True or False; got {value!r}")
-        self.clip, self.clamp = bool(clip), bool(clamp)
+        self.clip, self.clamp = check_bool("clip", clip), check_bool("clamp", clamp)
         self.epsilon_range, self.epsilon_mean = _split(self.epsilon, self.range_fraction)
         magnitude = max(abs(self.lower - self.center), abs(self.upper - self.center))
         self.top = math.frexp(magnitude)[1]  # 2^top ≥ the largest |x − c| in the bounds

@@ -62,6 +62,7 @@ from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import (
     as_float_array,
+    check_bool,
     check_bounds,
     check_epsilon,
     check_in_range,
@@ -523,8 +524,8 @@ class ExponentialQuantile(Mechanism):
         self._lattice = (
             _Lattice(self.lattice) if self.lattice is not None and self.candidates is None else None
         )
-        self.clip = _check_bool("clip", clip)
-        self.clamp = _check_bool("clamp", clamp)
+        self.clip = check_bool("clip", clip)
+        self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
@@ -622,12 +623,6 @@ class ExponentialQuantile(Mechanism):
         return f"ExponentialQuantile(q={self.q:g}, {self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
 
 
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
-
-
 def check_quantile_list(qs: Any) -> NDArray[np.float64]:
     """qs as a 1-D float array of values in [0, 1] (any order, duplicates allowed)."""
     arr = np.atleast_1d(as_float_array(qs, "qs"))
@@ -664,8 +659,8 @@ class _MultiQuantile(Mechanism):
         self.epsilon = check_epsilon(epsilon)
         self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
         self.width = _check_width(self.lower, self.upper)
-        self.clip = _check_bool("clip", clip)
-        self.clamp = _check_bool("clamp", clamp)
+        self.clip = check_bool("clip", clip)
+        self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
@@ -940,18 +935,6 @@ class JointQuantiles(_MultiQuantile):
     name: ClassVar[str] = "joint exponential mechanism (JointExp)"
     proof: ClassVar[str] = "docs/theory/quantiles.md#jointexp"
     source = _GJK
-
-    def __init__(
-        self,
-        qs: ArrayLike,
-        *,
-        epsilon: float,
-        bounds: tuple[float, float],
-        clip: bool = True,
-        clamp: bool = True,
-        numerics: str = "exact",
-    ) -> None:
-        super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
 
     def margin(self, n: int) -> float:
         """The public loss margin 8m·E* + 2uε of the float dynamic programme on n records

@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import (
+    check_bool,
     check_bounds,
     check_in_range,
     check_int,
@@ -148,9 +149,7 @@ class Statistic(ABC):
 
     def __init__(self, *, bounds: tuple[float, float], clip: bool = True) -> None:
         self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
-        if not isinstance(clip, bool | np.bool_):
-            raise TypeError(f"clip must be True or False; got {clip!r}")
-        self.clip = bool(clip)
+        self.clip = check_bool("clip", clip)
 
     @property
     def bounds(self) -> tuple[float, float]:
