@@ -324,10 +324,12 @@ def clip_or_check(
     """Clip ``x`` to [lower, upper] (``clip=True``: ±inf too, nothing reported), else refuse data outside
     them (``clip=False``, for trusted data: the error carries no count, but raising depends on the data).
 
-    NaN is neither clipped nor refused here: :func:`impute_missing` handles it first.
+    NaN is neither clipped nor refused here: :func:`impute_missing` handles it first. −0 becomes +0 (one
+    zero, so that no order statistic, window or release carries a record's sign of zero).
     """
     if check_bool("clip", clip):
         out: NDArray[np.float64] = np.clip(x, lower, upper)
+        out += 0.0  # −0 + 0 = +0 (round to nearest); in place on the fresh array
         return out
     if np.any((x < lower) | (x > upper)):
         raise ValueError(
@@ -335,4 +337,5 @@ def clip_or_check(
             "trusted data only (this error itself depends on the data); use clip=True (the default) to "
             "clip records into the bounds as part of the mechanism"
         )
-    return x
+    folded: NDArray[np.float64] = x + 0.0  # −0 → +0, and never the caller's array itself
+    return folded

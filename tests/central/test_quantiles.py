@@ -149,7 +149,12 @@ def test_jointexp_margin_is_small_public_and_monotone():
         assert twenty.admissible(10**6)
         margins = [twenty.margin(10**k) for k in range(1, 7)]
         assert margins == sorted(margins) and margins[0] > 0.0
-    assert joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0) == deciles.margin(10**5)
+    continuum = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), lattice=None)
+    assert joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0) == continuum.margin(10**5)
+    # The lattice variant: the same programme on 2n + 1 cells, masses up to W = width + c(width/s + 2).
+    w = 125.0 + 2.0**-14 * (125.0 + 2.0)
+    lat = joint_margin(epsilon=1.0, n=2 * 10**5 + 1, m=9, width=w, mass_ulps=8.0)
+    assert deciles.margin(10**5) == lat > continuum.margin(10**5)
 
 
 def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
@@ -307,7 +312,7 @@ def test_lattice_sampler_matches_the_exact_law(monkeypatch):
     monkeypatch.setattr(mod, "_ATOM_MASS", 0.3)
     x = np.array([0.5, 1.0, 1.0, 1.0, 2.5, 3.2])
     mech = ExponentialQuantile(0.5, epsilon=1.5, bounds=(0.0, 5.0), numerics="float")
-    d = mech._prepare(x)
+    d = mech._prepare(x).sorted_values()
     coef = 0.5 * mech.epsilon_used(d.size)
     cuts, pts, p_pieces, p_atoms = _lattice_law(d, 0.0, 5.0, 2.5, coef, 1.0, 0.3)
     assert p_atoms.sum() > 0.2 and p_pieces.sum() > 0.2

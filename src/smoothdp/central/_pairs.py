@@ -45,6 +45,9 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.scale.engine import Records, SortedRecords
+from smoothdp.scale.selection import RankWindow
+
 __all__ = ["PairProblem", "local_sensitivity_at", "pair_max_quadratic", "smooth_sensitivity_pairs"]
 
 #: Log-scale tolerance within which two candidates count as tied (see module docstring).
@@ -54,21 +57,57 @@ _FIRST_WINDOW = 64
 
 
 class PairProblem:
-    """Sorted data in [a, b] with padding, and the (i_hi, L, c) of one statistic."""
+    """Data in [a, b] with padding, and the (i_hi, L, c) of one statistic.
 
-    def __init__(self, s: NDArray[np.float64], lower: float, upper: float, i_hi: int, gap: int, scale: float):
-        self.s = s
-        self.n = s.size
+    The order statistics are read through rank windows of :class:`~smoothdp.scale.engine.Records`
+    (:meth:`load` fetches the two windows [i_min, i_hi] and [j_lo, j_max] a search needs), so the data
+    is never sorted as a whole; a sorted array is accepted too.
+    """
+
+    def __init__(
+        self,
+        data: Records | NDArray[np.float64],
+        lower: float,
+        upper: float,
+        i_hi: int,
+        gap: int,
+        scale: float,
+    ):
+        self.records = data if isinstance(data, Records) else SortedRecords(np.asarray(data))
+        self.n = self.records.n
         self.lower = lower
         self.upper = upper
         self.i_hi = i_hi
         self.gap = gap  # L
         self.j_lo = i_hi + gap - 1
         self.scale = scale  # c
+        self._low: RankWindow | None = None
+        self._high: RankWindow | None = None
+
+    def load(self, i_min: int, j_max: int) -> None:
+        """Fetch the order statistics of ranks [i_min, i_hi] and [j_lo, j_max] (one window if they meet)."""
+        if self.j_lo - self.i_hi <= 2 * max(self.i_hi - i_min, j_max - self.j_lo, 64):
+            self._low = self._high = self.records.window(i_min, j_max)
+        else:
+            self._low = self.records.window(i_min, self.i_hi)
+            self._high = self.records.window(self.j_lo, j_max)
 
     def at(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Padded order statistics x_(idx) (1-based; a below 1, b above n)."""
-        inner = self.s[np.clip(idx - 1, 0, self.n - 1)]
+        """Padded order statistics x_(idx) (1-based; a below 1, b above n), from the loaded windows."""
+        low, high = self._low, self._high
+        if low is None or high is None:
+            raise RuntimeError("PairProblem.at before load()")
+        inner_idx = np.clip(idx, 1, max(self.n, 1))
+        inside = (idx >= 1) & (idx <= self.n)
+        in_low = inside & (inner_idx >= low.first) & (inner_idx <= low.last)
+        in_high = inside & (inner_idx >= high.first) & (inner_idx <= high.last)
+        if not np.all(in_low | in_high | ~inside):  # a bug guard: the searches stay inside their windows
+            raise RuntimeError("PairProblem read a rank outside its loaded windows")
+        from_low = low.values[np.clip(inner_idx - low.first, 0, max(low.values.size - 1, 0))] if low.values.size else 0.0
+        from_high = (
+            high.values[np.clip(inner_idx - high.first, 0, max(high.values.size - 1, 0))] if high.values.size else 0.0
+        )
+        inner = np.where(in_low, from_low, from_high)
         return np.where(idx <= 0, self.lower, np.where(idx >= self.n + 1, self.upper, inner))
 
 
@@ -77,11 +116,13 @@ def local_sensitivity_at(p: PairProblem, k: int) -> float:
     if k >= p.n + 1:  # every pair (a, b) is reachable: the global sensitivity
         return p.scale * (p.upper - p.lower)
     i = np.arange(p.i_hi - k - 1, p.i_hi + 1, dtype=np.int64)
+    p.load(p.i_hi - k - 1, p.i_hi + p.gap + k)
     return p.scale * float(np.max(p.at(i + p.gap + k) - p.at(i)))
 
 
 def pair_max_quadratic(p: PairProblem, beta: float) -> float:
     """The O(n²) definition of S_β (reference for tests): scan every feasible padded pair."""
+    p.load(0, p.n + 1)
     i = np.arange(0, p.i_hi + 1, dtype=np.int64)[:, None]
     j = np.arange(p.j_lo, p.n + 2, dtype=np.int64)[None, :]
     k = j - i - p.gap
@@ -161,6 +202,7 @@ def smooth_sensitivity_pairs(p: PairProblem, beta: float) -> float:
         window = min(window, full)
         i_min = max(0, p.i_hi - window)
         j_max = min(p.n + 1, p.j_lo + window)
+        p.load(i_min, j_max)  # a wider window only repeats the collection of order statistics
         best = max(best, math.log(p.scale) + _divide_and_conquer(p, beta, i_min, j_max))
         if window >= full:
             break

@@ -42,7 +42,6 @@ from smoothdp.central.quantiles import (
     RecursiveQuantiles,
     check_lattice,
     check_quantile_list,
-    prepare_data,
 )
 from smoothdp.central.statistics import Mean, Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
@@ -50,6 +49,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
+from smoothdp.scale.engine import as_records
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
 __all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
@@ -390,7 +390,7 @@ class _SmoothQuantile(SmoothSensitivityMechanism):
 
     Same guarantee and proof as :class:`SmoothSensitivityMechanism`
     (docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism); data prepared by
-    :func:`smoothdp.central.quantiles.prepare_data`.
+    :func:`smoothdp.scale.engine.as_records` (exact order statistics in rank windows, any engine).
     """
 
     def __init__(
@@ -420,7 +420,7 @@ class _SmoothQuantile(SmoothSensitivityMechanism):
 
     def _prepare(self, data: Any) -> Any:
         lo, hi = self.statistic.bounds
-        return self.statistic.prepare(prepare_data(data, lo, hi, clip=self._clip_data))
+        return self.statistic.prepare(as_records(data, lo, hi, clip=self._clip_data))
 
     def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
         release = super()._release(prepared, rng)

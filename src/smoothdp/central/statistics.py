@@ -19,7 +19,8 @@ Each statistic has
 * ``smooth_sensitivity(x, beta)``: S_β(x) = max_{k ≥ 0} e^{−βk} A^(k)(x), exact, rounded up;
 * ``global_sensitivity(n)``: the worst case over all data sets of size n.
 
-``prepare(x)`` validates (and sorts) the data once; the result can be passed to every method in place of x.
+``prepare(x)`` applies the data policy once (as :class:`~smoothdp.scale.engine.Records`: exact order statistics in
+rank windows, in memory or on Dask, never a full sort); the result can be passed to every method in place of x.
 
 Formulas and proofs: docs/theory/smooth-sensitivity.md#median-and-quantiles (order statistics, NRS07 §3.1),
 docs/theory/smooth-sensitivity.md#minimum-and-maximum, docs/theory/smooth-sensitivity.md#trimmed-mean (BS19)
@@ -43,6 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
+from smoothdp.scale.engine import Records, as_records
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import (
     check_bool,
@@ -50,7 +52,6 @@ from smoothdp.validation import (
     check_in_range,
     check_int,
     check_positive,
-    prepare_records,
 )
 
 __all__ = [
@@ -110,16 +111,35 @@ def exact_sum(values: ArrayLike) -> Fraction:
     return Fraction(total, 1 << (53 + _OFFSET))
 
 
+def kept_sum(records: Records, first: int, last: int) -> Fraction:
+    """Σ_{i=first}^{last} x_(i) exactly, from two one-rank windows and one exact sum of the values strictly
+    between them: with v = x_(first), w = x_(last), the ranks first..last hold every record in (v, w), plus
+    #{x ≤ v} − (first − 1) copies of v and last − #{x < w} copies of w (v = w: last − first + 1 copies)."""
+    low, high = records.window(first, first), records.window(last, last)
+    v, w = float(low.values[0]), float(high.values[0])
+    if v == w:
+        return Fraction(v) * (last - first + 1)
+    copies_v = records.n - low.n_above - (first - 1)
+    copies_w = last - high.n_below
+    return records.exact_sum_open(v, w) + Fraction(v) * copies_v + Fraction(w) * copies_w
+
+
 @dataclass(frozen=True)
 class PreparedData:
-    """Data validated against a statistic's bounds (clipped if asked) and sorted if the statistic needs it."""
+    """Data under a statistic's data policy, as :class:`~smoothdp.scale.engine.Records` (in memory or on
+    Dask): its size n and exact order statistics in rank windows; never sorted as a whole unless asked."""
 
-    values: NDArray[np.float64]
+    records: Records
     owner: Statistic
 
     @property
     def n(self) -> int:
-        return int(self.values.size)
+        return self.records.n
+
+    @property
+    def values(self) -> NDArray[np.float64]:
+        """Every record, sorted (gathers the data on the driver for a Dask engine)."""
+        return self.records.sorted_values()
 
 
 class Statistic(ABC):
@@ -157,19 +177,20 @@ class Statistic(ABC):
         return self.lower, self.upper
 
     # -- data --------------------------------------------------------------------------------------------
-    def prepare(self, x: ArrayLike | PreparedData) -> PreparedData:
-        """Apply the data policy to x (1-D; NaN imputed, then clipped or checked) and sort it if needed;
-        idempotent."""
+    def prepare(self, x: ArrayLike | Records | PreparedData) -> PreparedData:
+        """Apply the data policy to x (1-D; NaN imputed, then clipped or checked); idempotent.
+
+        x may be an array, a dask collection (the Dask engine), or :class:`~smoothdp.scale.engine.Records`
+        already prepared for these bounds (:func:`smoothdp.scale.as_records`, any engine).
+        """
         if isinstance(x, PreparedData):
             if x.owner is not self and not self._compatible(x.owner):
-                return self.prepare(x.values)
+                return self.prepare(x.records if x.records.bounds == self.bounds else x.values)
             self._check_size(x.n)
             return x
-        arr = prepare_records(x, self.lower, self.upper, clip=self.clip, ndim=1, min_size=self.min_size)
-        if self.needs_sorting:
-            arr = np.sort(arr)
-        self._check_size(arr.size)
-        return PreparedData(arr, self)
+        records = as_records(x, self.lower, self.upper, clip=self.clip, min_size=self.min_size)
+        self._check_size(records.n)
+        return PreparedData(records, self)
 
     def _compatible(self, other: Statistic) -> bool:
         return type(other).needs_sorting >= self.needs_sorting and (other.lower, other.upper, other.clip) == (
@@ -256,10 +277,10 @@ class OrderStatistic(Statistic):
         """The 1-based rank r(n) released for n records."""
 
     def _problem(self, d: PreparedData) -> PairProblem:
-        return PairProblem(d.values, self.lower, self.upper, i_hi=self.rank(d.n), gap=1, scale=1.0)
+        return PairProblem(d.records, self.lower, self.upper, i_hi=self.rank(d.n), gap=1, scale=1.0)
 
     def _exact_value(self, d: PreparedData) -> float:
-        return float(d.values[self.rank(d.n) - 1])
+        return d.records.value_at(self.rank(d.n))
 
     def _local_sensitivity(self, d: PreparedData, k: int) -> float:
         return local_sensitivity_at(self._problem(d), k)
@@ -385,14 +406,14 @@ class TrimmedMean(Statistic):
     def _problem(self, d: PreparedData) -> PairProblem:
         m = self.trimmed(d.n)
         return PairProblem(
-            d.values, self.lower, self.upper, i_hi=m + 1, gap=d.n - 2 * m, scale=1.0 / (d.n - 2 * m)
+            d.records, self.lower, self.upper, i_hi=m + 1, gap=d.n - 2 * m, scale=1.0 / (d.n - 2 * m)
         )
 
     def _exact_value(self, d: PreparedData) -> Fraction:
         """(1/(n−2m)) Σ kept records, exactly (:func:`exact_sum`; a float mean can differ between
         neighbours by far more than a tiny smooth sensitivity)."""
         m = self.trimmed(d.n)
-        return exact_sum(d.values[m : d.n - m]) / (d.n - 2 * m)
+        return kept_sum(d.records, m + 1, d.n - m) / (d.n - 2 * m)
 
     def _local_sensitivity(self, d: PreparedData, k: int) -> float:
         return local_sensitivity_at(self._problem(d), k)
@@ -447,7 +468,7 @@ class Mean(Statistic):
         """(1/n) Σ x_i exactly (:func:`exact_sum`); the midpoint (l + u)/2 for empty data."""
         if d.n == 0:
             return (Fraction(self.lower) + Fraction(self.upper)) / 2
-        return exact_sum(d.values) / d.n
+        return d.records.exact_sum() / d.n
 
     def _local_sensitivity(self, d: PreparedData, k: int) -> float:
         return (self.upper - self.lower) / max(d.n - k, 1)

@@ -1,0 +1,1 @@
+"""Scale-out: exact order statistics in rank windows, on one machine or on Dask (docs/scale.md)."""

@@ -1,0 +1,310 @@
+"""Engines: where a release's records live, and how their exact order statistics are found.
+
+A mechanism never sees the records themselves; it sees :class:`Records`: the public size ``n``, exact
+order statistics in rank windows (:meth:`Records.window`) and exact sums (:meth:`Records.exact_sum_open`).
+Three kinds implement it:
+
+* :class:`SortedRecords`: a sorted in-memory array (small data, tests);
+* :class:`InMemoryRecords`: an unsorted in-memory array; a window costs one O(n) selection
+  (:func:`~smoothdp.scale.selection.window_in_memory`) instead of a full sort;
+* :class:`DaskRecords`: a dask array (in-process threads, or a ``dask.distributed`` cluster); a window
+  costs a few passes of radix-histogram selection (:func:`~smoothdp.scale.selection.select_window`).
+
+The data policy (NaN imputed with the bounds' midpoint, then clipped into the bounds; −0 folded into +0)
+is applied to every record before any of this, block by block on Dask. Windows are exact, so every
+mechanism that reads its data through :class:`Records` releases the same value, for the same seed, on
+every engine (docs/scale.md#one-release-every-engine).
+
+``engine=`` of the entry points: ``None`` (in-process numpy; a dask input selects ``"dask"``),
+``"numpy"``, ``"dask"`` (the current dask scheduler: a ``Client`` if one is active, else threads) or a
+``dask.distributed.Client``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from smoothdp.scale.selection import RankWindow, window_in_memory, window_sorted
+from smoothdp.validation import clip_or_check, impute_missing, prepare_records
+
+__all__ = [
+    "ENGINES",
+    "DaskRecords",
+    "InMemoryRecords",
+    "Records",
+    "SortedRecords",
+    "as_records",
+    "check_engine",
+    "is_dask_collection",
+    "prepare_block",
+]
+
+#: The engine names ``engine=`` accepts (besides a ``dask.distributed.Client``).
+ENGINES = (None, "numpy", "dask")
+
+
+# -- engines -----------------------------------------------------------------------------------------------
+def is_dask_collection(x: Any) -> bool:
+    """Whether x is a dask array, series or data frame (without importing dask)."""
+    return type(x).__module__.split(".")[0] in ("dask", "dask_expr") and hasattr(x, "dask")
+
+
+def _is_client(engine: Any) -> bool:
+    return type(engine).__name__ == "Client" and type(engine).__module__.startswith("distributed")
+
+
+def check_engine(engine: Any) -> Any:
+    """``engine`` validated: None, ``"numpy"``, ``"dask"`` or a ``dask.distributed.Client``."""
+    if engine is None or _is_client(engine) or (isinstance(engine, str) and engine in ENGINES):
+        return engine
+    raise ValueError(
+        f"engine must be None, 'numpy', 'dask' or a dask.distributed.Client; got {engine!r}"
+    )
+
+
+def engine_name(engine: Any, x: Any) -> str:
+    """``"numpy"`` or ``"dask"``: where the records of x are processed."""
+    engine = check_engine(engine)
+    if engine is None:
+        return "dask" if is_dask_collection(x) else "numpy"
+    return "numpy" if engine == "numpy" else "dask"
+
+
+# -- records -----------------------------------------------------------------------------------------------
+class Records(ABC):
+    """Prepared records (data policy applied): the public size n and exact order statistics.
+
+    Windows are cached: a request inside the widest window fetched so far is answered from it.
+    """
+
+    engine: ClassVar[str] = ""
+
+    def __init__(self, n: int) -> None:
+        self.n = int(n)
+        #: The public bounds whose data policy the records are under (set by :func:`as_records`).
+        self.bounds: tuple[float, float] | None = None
+        self._cache: list[RankWindow] = []
+        self.passes = 0  # data passes spent (0 in memory)
+
+    def window(self, lo: int, hi: int) -> RankWindow:
+        """Exact order statistics x_(lo) … x_(hi) (1-based ranks, clipped into [1, n]).
+
+        Windows are cached; a request that overlaps (or nearly touches) a cached window widens it to
+        their union, so a growing search costs one fetch per growth, and two far-apart windows (the two
+        ends of a trimmed mean) stay two.
+        """
+        lo, hi = max(int(lo), 1), min(int(hi), self.n)
+        want = (lo, hi)
+        for cached in self._cache:
+            if cached.covers(lo, hi):
+                return sub_window(cached, lo, hi)
+        keep = []
+        for cached in self._cache:
+            reach = max(cached.values.size, hi - lo + 1, 64)
+            if cached.values.size and lo <= cached.last + reach and hi >= cached.first - reach:
+                lo, hi = min(lo, cached.first), max(hi, cached.last)
+            else:
+                keep.append(cached)
+        fetched = self._fetch(lo, hi)
+        self.passes += fetched.passes
+        self._cache = [fetched, *keep[:3]]
+        return sub_window(fetched, *want) if want[0] <= want[1] else fetched
+
+    def value_at(self, rank: int) -> float:
+        """The order statistic x_(rank), exactly."""
+        return float(self.window(rank, rank).values[0])
+
+    @abstractmethod
+    def _fetch(self, lo: int, hi: int) -> RankWindow: ...
+
+    @abstractmethod
+    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        """Σ x_i over the records with lower < x_i < upper, exactly."""
+
+    def exact_sum(self) -> Fraction:
+        """Σ x_i over every record, exactly (records are finite after the data policy)."""
+        return self.exact_sum_open(-np.inf, np.inf)
+
+    def sorted_values(self) -> NDArray[np.float64]:
+        """Every record, sorted: the whole window (mechanisms that need all order statistics)."""
+        return self.window(1, self.n).values
+
+
+def sub_window(w: RankWindow, lo: int, hi: int) -> RankWindow:
+    """The part of window w with ranks [lo, hi] ⊆ [w.first, w.last], with its exact n_below / n_above."""
+    if hi < lo:
+        return RankWindow(n=w.n, first=lo, values=w.values[:0], n_below=0, n_above=0)
+    a, b = lo - w.first, hi - w.first + 1
+    vals = w.values[a:b]
+    v0, v1 = vals[0], vals[-1]
+    below = w.n_below if v0 == w.values[0] else w.first - 1 + int(np.searchsorted(w.values, v0, "left"))
+    if v1 == w.values[-1]:
+        above = w.n_above
+    else:
+        above = w.n - (w.first - 1 + int(np.searchsorted(w.values, v1, "right")))
+    return RankWindow(n=w.n, first=lo, values=vals, n_below=below, n_above=above)
+
+
+class SortedRecords(Records):
+    """Records held sorted in memory."""
+
+    engine: ClassVar[str] = "numpy"
+
+    def __init__(self, sorted_values: NDArray[np.float64]) -> None:
+        super().__init__(sorted_values.size)
+        self.values = sorted_values
+
+    def window(self, lo: int, hi: int) -> RankWindow:
+        return window_sorted(self.values, max(int(lo), 1), min(int(hi), self.n))
+
+    def _fetch(self, lo: int, hi: int) -> RankWindow:
+        return window_sorted(self.values, lo, hi)
+
+    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        from smoothdp.central.statistics import exact_sum
+
+        a = int(np.searchsorted(self.values, lower, "right"))
+        b = int(np.searchsorted(self.values, upper, "left"))
+        return exact_sum(self.values[a:b])
+
+    def sorted_values(self) -> NDArray[np.float64]:
+        return self.values
+
+
+class InMemoryRecords(Records):
+    """Records held unsorted in memory: each window is one O(n) selection, never a full sort."""
+
+    engine: ClassVar[str] = "numpy"
+
+    def __init__(self, values: NDArray[np.float64]) -> None:
+        super().__init__(values.size)
+        self.values = values
+        self._sorted: NDArray[np.float64] | None = None
+
+    def _fetch(self, lo: int, hi: int) -> RankWindow:
+        if self._sorted is not None:
+            return window_sorted(self._sorted, lo, hi)
+        return window_in_memory(self.values, lo, hi)
+
+    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        from smoothdp.central.statistics import exact_sum
+
+        x = self.values
+        return exact_sum(x[(x > lower) & (x < upper)])
+
+    def sorted_values(self) -> NDArray[np.float64]:
+        if self._sorted is None:
+            self._sorted = np.sort(self.values)
+        return self._sorted
+
+
+class DaskRecords(Records):
+    """Records in a 1-D dask array, prepared block by block; windows by radix-histogram selection."""
+
+    engine: ClassVar[str] = "dask"
+
+    def __init__(self, values: Any, *, client: Any = None, n: int | None = None) -> None:
+        from smoothdp.scale.dask_backend import DaskBackend
+
+        self.dask_values = values
+        self.client = client
+        self.backend = DaskBackend(values, client=client)
+        super().__init__(self.backend.count() if n is None else n)
+
+    def _fetch(self, lo: int, hi: int) -> RankWindow:
+        from smoothdp.scale.selection import select_window
+
+        return select_window(self.backend, lo, hi)
+
+    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        return self.backend.exact_sum_open(lower, upper)
+
+    def sorted_values(self) -> NDArray[np.float64]:
+        """Every record on the driver (only for mechanisms that need them all; O(n) driver memory)."""
+        return super().sorted_values()
+
+
+# -- the data policy, in memory or block by block ------------------------------------------------------------
+def prepare_block(block: NDArray[Any], lower: float, upper: float, clip: bool) -> NDArray[np.float64]:
+    """The data policy on one block: NaN → (lower + upper)/2, clip into the bounds (or check), −0 → +0."""
+    arr = np.asarray(block, dtype=np.float64).ravel()
+    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
+    return clip_or_check(arr, lower, upper, clip=clip)
+
+
+def _dask_column(x: Any, name: str) -> Any:
+    """A 1-D dask array from a dask array, series or one-column data frame (kind and shape only)."""
+    import dask.array as da
+
+    if hasattr(x, "columns"):  # a data frame: one column only
+        if len(x.columns) != 1:
+            raise ValueError(f"{name} must be one column; got a data frame with columns {list(x.columns)}")
+        x = x[x.columns[0]]
+    if hasattr(x, "to_dask_array"):
+        x = x.to_dask_array(lengths=True)
+    if not isinstance(x, da.Array):
+        raise TypeError(f"{name} must be a dask array or series; got {type(x).__name__}")
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {x.shape}")
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers; got dtype {x.dtype}")
+    return x
+
+
+def as_records(
+    x: Any,
+    lower: float,
+    upper: float,
+    *,
+    clip: bool,
+    engine: Any = None,
+    name: str = "x",
+    min_size: int = 0,
+) -> Records:
+    """x with the data policy applied, as :class:`Records` on the engine asked for.
+
+    In process, the records are prepared at once (:func:`smoothdp.validation.prepare_records`); on Dask,
+    lazily block by block (:func:`prepare_block`), and n is the array's length (public under substitution;
+    one counting pass if the chunk sizes are unknown).
+    """
+    if isinstance(x, Records):
+        if x.bounds is not None and x.bounds != (lower, upper):
+            raise ValueError(
+                f"{name} was prepared for bounds {x.bounds}, not ({lower!r}, {upper!r}); prepare it again"
+            )
+        return x
+    records = _new_records(x, lower, upper, clip=clip, engine=engine, name=name, min_size=min_size)
+    records.bounds = (lower, upper)
+    return records
+
+
+def _new_records(
+    x: Any, lower: float, upper: float, *, clip: bool, engine: Any, name: str, min_size: int
+) -> Records:
+    where = engine_name(engine, x)
+    if where == "numpy":
+        if is_dask_collection(x):
+            x = _dask_column(x, name).compute()
+        arr = prepare_records(x, lower, upper, clip=clip, name=name, min_size=min_size)
+        if arr.size <= 1:
+            return SortedRecords(arr)
+        return InMemoryRecords(arr)
+    import dask.array as da
+
+    if is_dask_collection(x):
+        column = _dask_column(x, name)
+    else:
+        arr = np.asarray(prepare_records(x, lower, upper, clip=clip, name=name, min_size=min_size))
+        column = da.from_array(arr, chunks=max(1, -(-arr.size // 8)))
+    prepared = column.map_blocks(prepare_block, lower, upper, clip, dtype=np.float64)
+    n = None if np.isnan(prepared.shape[0]) else int(prepared.shape[0])
+    client = engine if _is_client(engine) else None
+    records = DaskRecords(prepared, client=client, n=n)
+    if records.n < min_size:
+        raise ValueError(f"{name} must hold at least {min_size} value(s); got {records.n}")
+    return records
