@@ -109,7 +109,8 @@ def _build_parser() -> argparse.ArgumentParser:
         help=(
             "a CSV file with a header row ('-': standard input); blank lines are skipped, every other line "
             "is a record; empty, NA or unparseable cells are missing values, imputed with the midpoint of "
-            "the bounds"
+            "the bounds. A path ending in .parquet (a file, a directory or a glob) is read as Parquet "
+            "(the dask extra)"
         ),
     )
     release.add_argument("--column", required=True, metavar="C", help="the column to use")
@@ -165,6 +166,15 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="reproducible noise: a simulation, NOT private (default: secure randomness)",
+    )
+    release.add_argument(
+        "--engine",
+        default="numpy",
+        choices=("numpy", "dask"),
+        help=(
+            "numpy (default: in process) or dask (block by block on the current dask scheduler: threads, "
+            "or the cluster of DASK_SCHEDULER_ADDRESS; the same value for the same --seed; docs/scale.md)"
+        ),
     )
     release.add_argument(
         "--json",
@@ -235,6 +245,27 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------- release
 
 
+def _load_column(path: str, column: str, engine: str) -> Any:
+    """The column from a CSV file (or stdin) or, for a path ending in .parquet, from Parquet: a dask
+    series on the dask engine (never loaded whole), else a numpy array."""
+    if not path.rstrip("/").endswith(".parquet"):
+        return _read_column(path, column)
+    if "*" not in path and not Path(path).exists():
+        raise CliError(f"file not found: {path}")
+    try:
+        if engine == "dask":
+            import dask.dataframe as dd
+
+            return dd.read_parquet(path, columns=[column])[column]
+        import pandas as pd
+
+        return pd.read_parquet(path, columns=[column])[column].to_numpy()
+    except ImportError as error:
+        raise CliError(f"Parquet needs the dask extra (pip install 'smoothdp[dask]'): {error}") from None
+    except (KeyError, ValueError, OSError) as error:
+        raise CliError(f"cannot read column {column!r} of {path} as Parquet: {error}") from None
+
+
 def _read_column(path: str, column: str) -> np.ndarray:
     """Every record of ``column`` as a float (missing or unparseable cells NaN, for the API's imputation).
 
@@ -273,7 +304,21 @@ def _read_stdin() -> tuple[list[str], dict[str, list[str]]]:
         stream.detach()  # leave sys.stdin usable
 
 
-def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple[float, float]) -> Any:
+def _engine(name: str) -> Any:
+    """None (in process), "dask" (the current scheduler), or a Client of $DASK_SCHEDULER_ADDRESS."""
+    import os
+
+    if name == "numpy":
+        return None
+    address = os.environ.get("DASK_SCHEDULER_ADDRESS")
+    if not address:
+        return "dask"
+    from distributed import Client
+
+    return Client(address)
+
+
+def _release_statistic(args: argparse.Namespace, data: Any, bounds: tuple[float, float]) -> Any:
     """The library's entry point for the statistic, with its defaults (method, clipping, clamping)."""
     import smoothdp
     from smoothdp.rng import default_rng
@@ -283,6 +328,7 @@ def _release_statistic(args: argparse.Namespace, data: np.ndarray, bounds: tuple
         "bounds": bounds,
         "numerics": args.numerics,
         "rng": default_rng(args.seed),
+        "engine": _engine(args.engine),
     }
     # Smooth-sensitivity options only when asked for: they select that method under method="auto".
     if args.statistic == "quantiles":
@@ -325,7 +371,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         raise CliError(f"--epsilon must be a finite number > 0; got {args.epsilon}")
     if args.bounds is not None and not args.bounds[0] < args.bounds[1]:
         raise CliError(f"--bounds must satisfy LOW < HIGH; got {args.bounds[0]} {args.bounds[1]}")
-    data = _read_column(args.file, args.column)
+    data = _load_column(args.file, args.column, args.engine)
     if args.bounds is None:
         raise CliError(
             "--bounds LOW HIGH is required: public bounds on the values (deriving them from the "

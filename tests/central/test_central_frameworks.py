@@ -83,7 +83,7 @@ def test_ptr_budget_threshold_and_refusal_record():
     assert refused.refused and refused.value is None and "threshold" in refused.reason
     assert refused.guarantee == ApproxDP(2.0, 1e-6) and refused.guarantee.neighbours == "substitution"
     assert refused.not_private.noise_scale is None and refused.details["noisy_distance"] < mech.threshold
-    assert refused.not_private.extra["distance_to_instability"] == 0.0
+    assert refused.not_private.extra["distance_to_instability_capped"] == 0.0
     assert "distance_to_instability" not in refused.details
     with pytest.raises(ValueError, match="refused"):
         float(refused)

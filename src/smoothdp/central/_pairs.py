@@ -103,9 +103,15 @@ class PairProblem:
         in_high = inside & (inner_idx >= high.first) & (inner_idx <= high.last)
         if not np.all(in_low | in_high | ~inside):  # a bug guard: the searches stay inside their windows
             raise RuntimeError("PairProblem read a rank outside its loaded windows")
-        from_low = low.values[np.clip(inner_idx - low.first, 0, max(low.values.size - 1, 0))] if low.values.size else 0.0
+        from_low = (
+            low.values[np.clip(inner_idx - low.first, 0, max(low.values.size - 1, 0))]
+            if low.values.size
+            else 0.0
+        )
         from_high = (
-            high.values[np.clip(inner_idx - high.first, 0, max(high.values.size - 1, 0))] if high.values.size else 0.0
+            high.values[np.clip(inner_idx - high.first, 0, max(high.values.size - 1, 0))]
+            if high.values.size
+            else 0.0
         )
         inner = np.where(in_low, from_low, from_high)
         return np.where(idx <= 0, self.lower, np.where(idx >= self.n + 1, self.upper, inner))

@@ -49,7 +49,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
-from smoothdp.scale.engine import as_records
+from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
 __all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
@@ -70,13 +70,16 @@ def _release(
     rng: SeedLike,
     accountant: Accountant | None,
     noise_options: dict[str, Any],
+    engine: Any = None,
 ) -> Release:
     """One smooth-sensitivity release of ``statistic``, clamped into its bounds if asked (post-processing)."""
     check_bool("clamp", clamp)
+    check_engine(engine)
     mech = SmoothSensitivityMechanism(
         statistic, epsilon=epsilon, delta=delta, beta=beta, noise=noise, numerics=numerics, **noise_options
     )
-    release = mech.release(x, accountant=accountant, rng=rng)
+    data = x if engine is None else as_records(x, *statistic.bounds, clip=statistic.clip, engine=engine)
+    release = mech.release(data, accountant=accountant, rng=rng)
     if not clamp:
         return release
     lo, hi = statistic.bounds
@@ -102,6 +105,7 @@ def median(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
     **noise_options: Any,
 ) -> Release:
     """Private (lower) median x_(⌈n/2⌉) of x in ``bounds``: pure ε-DP under substitution (or (ε, δ) with
@@ -159,6 +163,7 @@ def median(
         numerics=numerics,
         rng=rng,
         accountant=accountant,
+        engine=engine,
         _median=True,
         **noise_options,
     )
@@ -182,6 +187,7 @@ def quantile(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
     _median: bool = False,
     **noise_options: Any,
 ) -> Release:
@@ -242,6 +248,8 @@ def quantile(
         rng=rng,
         accountant=accountant,
         method=method,
+        engine=engine,
+        clip=clip,
     )
 
 
@@ -252,12 +260,14 @@ def quantiles(
     epsilon: float,
     bounds: Bounds,
     method: str = "auto",
+    lattice: float | None = 1.0,
     clamp: bool = True,
     clip: bool = True,
     scale: float = 1.0,
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
 ) -> Release:
     """Several private quantiles under one budget ε: one Release whose value is an array in the order of
     ``qs`` (any order, duplicates allowed). Pure ε-DP under substitution.
@@ -266,19 +276,24 @@ def quantiles(
     algorithm), ``"joint_exp"`` (Gillenwater, Joseph & Kulesza, ICML 2021;
     docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer, ICML 2022;
     docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or ``"smooth_sensitivity"`` (one
-    release per distinct quantile with ε/m each, basic composition). Other arguments as :func:`median`.
+    release per distinct quantile with ε/m each, basic composition). ``lattice`` (default 1.0, the
+    integers; ``None``: the continuum): JointExp's public lattice, on which tied values can be released
+    exactly (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other arguments as :func:`median`.
     """
     qarr = check_quantile_list(qs)
     eps = check_epsilon(epsilon)
     check_numerics(numerics)
     _check_method(method, MULTI_METHODS)
+    check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
     n = _public_n(x)
     unique, inverse = np.unique(qarr, return_inverse=True)
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
         chosen = method
         if chosen == "auto":
-            joint = JointQuantiles(unique, epsilon=eps_main, bounds=(lo, hi), numerics=numerics)
+            joint = JointQuantiles(
+                unique, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, numerics=numerics
+            )
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
             )
@@ -286,7 +301,13 @@ def quantiles(
                 chosen = "recursive"
         if chosen == "joint_exp":
             return JointQuantiles(
-                qarr, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics
+                qarr,
+                epsilon=eps_main,
+                bounds=(lo, hi),
+                lattice=lattice,
+                clip=clip,
+                clamp=clamp,
+                numerics=numerics,
             )
         if chosen == "recursive":
             return RecursiveQuantiles(
@@ -315,6 +336,8 @@ def quantiles(
         rng=rng,
         accountant=accountant,
         method=method,
+        engine=engine,
+        clip=clip,
     )
 
 
@@ -324,8 +347,13 @@ def _check_method(method: Any, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"method must be one of {allowed}; got {method!r}")
 
 
-def _public_n(x: ArrayLike) -> int:
-    """n, public under substitution (the shape, not the values)."""
+def _public_n(x: Any) -> int:
+    """n, public under substitution (the shape, not the values; a Dask column of unknown length is
+    counted, one pass)."""
+    if isinstance(x, Records):
+        return x.n
+    if is_dask_collection(x):
+        return dask_length(x)
     return int(np.size(x))
 
 
@@ -348,7 +376,10 @@ def _run(
     rng: SeedLike,
     accountant: Accountant | None,
     method: str,
+    engine: Any,
+    clip: bool,
 ) -> Release:
+    check_engine(engine)
     if isinstance(bounds, str):
         if bounds != "private":
             raise ValueError(f"bounds must be (lower, upper) or 'private'; got {bounds!r}")
@@ -382,7 +413,8 @@ def _run(
         )
     lo, hi = check_bounds(bounds, name="bounds (lower, upper)")
     mech = build(epsilon, lo, hi)
-    return mech.release(x, accountant=accountant, rng=rng)
+    data = x if engine is None else as_records(x, lo, hi, clip=check_bool("clip", clip), engine=engine)
+    return mech.release(data, accountant=accountant, rng=rng)
 
 
 class _SmoothQuantile(SmoothSensitivityMechanism):
@@ -526,6 +558,7 @@ def trimmed_mean(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
     **noise_options: Any,
 ) -> Release:
     """Private trimmed mean (Bun & Steinke, NeurIPS 2019) under substitution: ``trim`` records per end
@@ -544,6 +577,7 @@ def trimmed_mean(
         rng=rng,
         accountant=accountant,
         noise_options=noise_options,
+        engine=engine,
     )
 
 
@@ -560,6 +594,7 @@ def mean(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
     **noise_options: Any,
 ) -> Release:
     """Private mean under **add/remove** neighbours (n private), S_β = max((u−l)/n, (u−l)e^{−β(n−1)})
@@ -580,4 +615,5 @@ def mean(
         rng=rng,
         accountant=accountant,
         noise_options=noise_options,
+        engine=engine,
     )

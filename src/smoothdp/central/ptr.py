@@ -56,18 +56,27 @@ SOURCE = (
 )
 
 
-def distance_to_instability(statistic: Statistic, x: ArrayLike | PreparedData, bound: float) -> float:
-    """D(x) = min { k ≥ 0 : A^(k)(x) > bound }, or ``inf`` if no data set of the same kind has LS > bound.
+def distance_to_instability(
+    statistic: Statistic, x: ArrayLike | PreparedData, bound: float, *, cap: float = math.inf
+) -> float:
+    """min(D(x), cap) with D(x) = min { k ≥ 0 : A^(k)(x) > bound }, or ``inf`` if no data set of the same
+    kind has LS > bound.
 
     A^(k) is non-decreasing in k and constant (the global sensitivity) from k = n + 1 on, so a binary
-    search over k ∈ [0, n + 1] finds D with O(log n) evaluations of A^(k). The rounded-up A^(k) is used,
-    so D is never overestimated. D is a function of the data (not private).
+    search over k ∈ [0, min(n + 1, ⌈cap⌉)] finds it with O(log n) evaluations of A^(k), each reading a
+    window of O(k) order statistics (PTR passes its public cap C: it only uses min(D, C), so at scale
+    only ranks within C of the target are read). The rounded-up A^(k) is used, so D is never
+    overestimated. D is a function of the data (not private).
     """
     b = check_positive("proposed_bound", bound)
     d = statistic.prepare(x)
     a_at = lambda k: statistic.local_sensitivity(d, k)  # noqa: E731
     hi = d.n + 1
-    if a_at(hi) <= b:
+    if cap < hi:
+        hi = max(0, math.ceil(cap))
+        if a_at(hi) <= b:  # D > ⌈cap⌉ ≥ cap
+            return float(cap)
+    elif a_at(hi) <= b:
         return math.inf
     if a_at(0) > b:
         return 0.0
@@ -78,7 +87,7 @@ def distance_to_instability(statistic: Statistic, x: ArrayLike | PreparedData, b
             hi = mid
         else:
             lo = mid
-    return float(hi)
+    return float(min(hi, cap))
 
 
 class ProposeTestRelease(Mechanism):
@@ -166,7 +175,7 @@ class ProposeTestRelease(Mechanism):
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
         gen = resolve_rng(rng)
-        distance = distance_to_instability(self.statistic, d, self.bound)
+        distance = distance_to_instability(self.statistic, d, self.bound, cap=self.distance_cap)
         passed = np.asarray(self._noisy_distance(distance, n, gen)) >= self.threshold
         values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(
             n, gen, numerics="float"
@@ -177,7 +186,7 @@ class ProposeTestRelease(Mechanism):
         return self.statistic.prepare(data)
 
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
-        distance = distance_to_instability(self.statistic, prepared, self.bound)
+        distance = distance_to_instability(self.statistic, prepared, self.bound, cap=self.distance_cap)
         noisy = float(self._noisy_distance(distance, None, rng))
         sampler = sampler_label(self.numerics)
         details = {
@@ -199,7 +208,7 @@ class ProposeTestRelease(Mechanism):
                 reason=reason,
                 sampler=sampler,
                 details=details,
-                not_private=NotPrivate(extra={"distance_to_instability": distance}),
+                not_private=NotPrivate(extra={"distance_to_instability_capped": distance}),
             )
         noise = Laplace(self.bound / self.epsilon_release)
         value = add_noise(
@@ -212,7 +221,7 @@ class ProposeTestRelease(Mechanism):
             not_private=NotPrivate(
                 noise_scale=noise.scale,
                 noise_std=noise.std(),
-                extra={"distance_to_instability": distance},
+                extra={"distance_to_instability_capped": distance},
             ),
         )
 

@@ -1,5 +1,6 @@
 """The exponential-mechanism quantile from a window of ranks: the exact same output distribution as the
-whole-data sampler, reading only O(1/ε · log n) order statistics (docs/theory/quantiles.md#sampling-from-a-window-of-ranks).
+whole-data sampler, reading only O(1/ε · log n) order statistics
+(docs/theory/quantiles.md#sampling-from-a-window-of-ranks).
 
 The mechanism (:class:`~smoothdp.central.quantiles.ExponentialQuantile`) draws one *outcome* with
 probability proportional to its float weight Ŵ: an open gap j = (x_(j), x_(j+1)) between padded order
@@ -119,7 +120,13 @@ def _log_region_bound(mass: Fraction, distance: float, coef: float, eta: float) 
 
 
 def _draw_in_gap(
-    lo: float, hi: float, m: int, lattice: _Lattice | None, grid: OutputGrid, rng: np.random.Generator, numerics: str
+    lo: float,
+    hi: float,
+    m: int,
+    lattice: _Lattice | None,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
 ) -> float:
     """Given the gap (lo, hi) with m lattice points inside: the continuum with probability len/(len + c·m),
     a uniform point of it, else a uniform lattice point of it; rounded onto the grid."""
@@ -196,7 +203,12 @@ def sample_em_windowed(
 
 
 def _draw_window(
-    outcomes: _Outcomes, idx: int, lattice: _Lattice | None, grid: OutputGrid, rng: np.random.Generator, numerics: str
+    outcomes: _Outcomes,
+    idx: int,
+    lattice: _Lattice | None,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
 ) -> float:
     if idx >= outcomes.n_gaps:  # a knot: an atom at a distinct data value (or a bound) on the lattice
         return float(grid.round(outcomes.knots[idx - outcomes.n_gaps]))
@@ -246,7 +258,7 @@ def _sample_region(
     n = full.size
     a, b = window
     if side == "left":
-        edges = np.concatenate(([lower], full[: a]))  # gaps 0 … a − 1, region [lower, x_(a))
+        edges = np.concatenate(([lower], full[:a]))  # gaps 0 … a − 1, region [lower, x_(a))
         first, region_lo, region_hi = 0, lower, float(full[a - 1])
     else:
         edges = np.concatenate((full[b - 1 :], [upper]))  # gaps b … n, region (x_(b), upper]

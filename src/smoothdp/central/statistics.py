@@ -19,8 +19,9 @@ Each statistic has
 * ``smooth_sensitivity(x, beta)``: S_β(x) = max_{k ≥ 0} e^{−βk} A^(k)(x), exact, rounded up;
 * ``global_sensitivity(n)``: the worst case over all data sets of size n.
 
-``prepare(x)`` applies the data policy once (as :class:`~smoothdp.scale.engine.Records`: exact order statistics in
-rank windows, in memory or on Dask, never a full sort); the result can be passed to every method in place of x.
+``prepare(x)`` applies the data policy once (as :class:`~smoothdp.scale.engine.Records`: exact order
+statistics in rank windows, in memory or on Dask, never a full sort); the result can be passed to every
+method in place of x.
 
 Formulas and proofs: docs/theory/smooth-sensitivity.md#median-and-quantiles (order statistics, NRS07 §3.1),
 docs/theory/smooth-sensitivity.md#minimum-and-maximum, docs/theory/smooth-sensitivity.md#trimmed-mean (BS19)

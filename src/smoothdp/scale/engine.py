@@ -40,6 +40,7 @@ __all__ = [
     "SortedRecords",
     "as_records",
     "check_engine",
+    "dask_length",
     "is_dask_collection",
     "prepare_block",
 ]
@@ -62,9 +63,7 @@ def check_engine(engine: Any) -> Any:
     """``engine`` validated: None, ``"numpy"``, ``"dask"`` or a ``dask.distributed.Client``."""
     if engine is None or _is_client(engine) or (isinstance(engine, str) and engine in ENGINES):
         return engine
-    raise ValueError(
-        f"engine must be None, 'numpy', 'dask' or a dask.distributed.Client; got {engine!r}"
-    )
+    raise ValueError(f"engine must be None, 'numpy', 'dask' or a dask.distributed.Client; got {engine!r}")
 
 
 def engine_name(engine: Any, x: Any) -> str:
@@ -241,7 +240,7 @@ def _dask_column(x: Any, name: str) -> Any:
     """A 1-D dask array from a dask array, series or one-column data frame (kind and shape only)."""
     import dask.array as da
 
-    if hasattr(x, "columns"):  # a data frame: one column only
+    if type(x).__name__ == "DataFrame":  # a data frame: one column only
         if len(x.columns) != 1:
             raise ValueError(f"{name} must be one column; got a data frame with columns {list(x.columns)}")
         x = x[x.columns[0]]
@@ -254,6 +253,14 @@ def _dask_column(x: Any, name: str) -> Any:
     if x.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold numbers; got dtype {x.dtype}")
     return x
+
+
+def dask_length(x: Any, name: str = "x") -> int:
+    """The number of records of a dask column (public under substitution; one pass if unknown)."""
+    column = _dask_column(x, name)
+    if np.isnan(column.shape[0]):
+        column = column.compute_chunk_sizes()
+    return int(column.shape[0])
 
 
 def as_records(

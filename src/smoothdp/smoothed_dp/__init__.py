@@ -13,7 +13,8 @@ Theory: ``docs/theory/smoothed-dp.md``.
 Modules (their imports form a DAG, each line importing only from the lines above):
 
 * ``_logmath``, ``hull``, ``base`` (shared pieces: base class, results, generic enumeration);
-* ``histogram_profile`` (closed forms of M_H), ``binary`` (Algorithm 1 for two categories);
+* ``histogram_profile`` (closed forms of M_H), ``pairs`` (the pair reduction for m ≥ 3), ``binary``
+  (Algorithm 1 for two categories);
 * ``algorithm1`` (general path and the :func:`smoothed_delta` dispatcher), ``profile``, ``quantized``;
 * ``mechanisms``; then ``montecarlo``, ``theory``.
 """
@@ -59,6 +60,7 @@ _SUBMODULES = (
     "hull",
     "mechanisms",
     "montecarlo",
+    "pairs",
     "profile",
     "quantized",
     "theory",

@@ -80,11 +80,16 @@ def _log_convolve(
 
 
 def general_smoothed_delta(
-    log_profile: Callable[[NDArray[np.int64]], float], n: int, vertices: NDArray[np.float64]
+    log_profile: Callable[[NDArray[np.int64]], float] | None,
+    n: int,
+    vertices: NDArray[np.float64],
+    *,
+    log_profiles: Callable[[NDArray[np.int64]], NDArray[np.float64]] | None = None,
 ) -> tuple[float, tuple[int, ...], dict[tuple[int, ...], float]]:
     """(ln δ_SDP, maximising mixture, {mixture: log10 E[δ]}) by full enumeration.
 
-    ``log_profile(h)`` is ln δ_{ε,M}(h) for a histogram h (the mechanism and ε are fixed by the caller).
+    ``log_profile(h)`` is ln δ_{ε,M}(h) for a histogram h (the mechanism and ε are fixed by the caller);
+    ``log_profiles(hists)``, when given, computes it for every row of an (N, m) array at once (vectorized).
     """
     m, ell = vertices.shape[1], vertices.shape[0]
     n_hist, n_mix = math.comb(n + m - 1, m - 1), math.comb(n + ell - 1, ell - 1)
@@ -94,7 +99,12 @@ def general_smoothed_delta(
             f"n = {n}, m = {m}, {ell} vertices (m = 2 has a fast path)"
         )
     hists = np.array(list(_compositions(n, m)), dtype=np.int64)
-    log_delta = np.array([log_profile(h) for h in hists])
+    if log_profiles is not None:
+        log_delta = np.asarray(log_profiles(hists), dtype=np.float64)
+    elif log_profile is not None:
+        log_delta = np.array([log_profile(h) for h in hists])
+    else:
+        raise TypeError("general_smoothed_delta needs log_profile or log_profiles")
     base = n + 1
     lookup = {int(key): i for i, key in enumerate(hists @ (base ** np.arange(m)))}
     tables: dict[tuple[int, int], tuple[NDArray, NDArray]] = {}

@@ -48,6 +48,7 @@ from smoothdp.smoothed_dp.base import (
 from smoothdp.smoothed_dp.binary import binary_smoothed_delta, check_mixture, mixture_log_expected_delta
 from smoothdp.smoothed_dp.histogram_profile import binary_log_profile, histogram_log_profile
 from smoothdp.smoothed_dp.hull import hull_vertices
+from smoothdp.smoothed_dp.pairs import histograms_log_profile
 from smoothdp.smoothed_dp.quantized import QuantizedSamplingAverage
 from smoothdp.validation import check_data
 
@@ -202,11 +203,13 @@ class SamplingHistogram(SmoothedDPMechanism):
             method = "binary fast path (tilted direct convolution)"
         else:
 
-            def log_profile(h: NDArray[np.int64]) -> float:
-                return histogram_log_profile(h, param, epsilon, replace=self.replace)[0]
+            def log_profiles(hists: NDArray[np.int64]) -> NDArray[np.float64]:
+                return histograms_log_profile(hists, param, epsilon, replace=self.replace)
 
-            log_value, mixture, evaluated = general_smoothed_delta(log_profile, n, vertices)
-            method = "general enumeration of histograms and mixtures"
+            log_value, mixture, evaluated = general_smoothed_delta(
+                None, n, vertices, log_profiles=log_profiles
+            )
+            method = "enumeration of histograms and mixtures, pair-reduced profile table"
         return SmoothedDelta.from_log(
             log_value,
             mixture=mixture,
