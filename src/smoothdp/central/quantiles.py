@@ -60,6 +60,7 @@ from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
+from smoothdp.scale.engine import Records, SortedRecords, as_records, is_dask_collection
 from smoothdp.validation import (
     as_float_array,
     check_bool,
@@ -99,6 +100,8 @@ def prepare_data(x: Any, lower: float, upper: float, *, clip: bool, name: str = 
     """The library's data policy (:func:`smoothdp.validation.prepare_records`: NaN imputed with the bounds'
     midpoint, then clipped into [lower, upper], ±inf included, or checked with ``clip=False``), sorted.
     Empty data is allowed (n = 0 is public under substitution)."""
+    if isinstance(x, Records) or is_dask_collection(x):  # every record, sorted, on the driver
+        return np.array(as_records(x, lower, upper, clip=clip, name=name).sorted_values())
     arr = np.array(prepare_records(x, lower, upper, clip=clip, name=name, min_size=0), dtype=np.float64)
     arr.sort()
     return arr
@@ -540,43 +543,43 @@ class ExponentialQuantile(Mechanism):
         """c: the mass of one lattice atom in the base measure (0 without a lattice)."""
         return 0.0 if self._lattice is None else self._lattice.mass
 
-    def epsilon_used(self, n: int) -> float:
-        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
+    def weight_margin(self, n: int) -> float:
+        """η: the certified error of the float log weights for n records."""
         width: float | None = None if self.candidates is not None else self.width
         if self._lattice is not None:
             width = self._lattice.log_width(self.width)
-        eta = log_weight_margin(epsilon=self.epsilon, n=n, width=width)
-        return self.epsilon - 4.0 * eta
+        return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
 
-    def _prepare(self, data: Any) -> NDArray[np.float64]:
-        return prepare_data(data, self.lower, self.upper, clip=self.clip)
+    def epsilon_used(self, n: int) -> float:
+        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
+        return self.epsilon - 4.0 * self.weight_margin(n)
 
-    def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
-        """One output on prepared (clipped, sorted) data, no accountant (simulations, tests)."""
-        n = sorted_x.size
+    def _prepare(self, data: Any) -> Records:
+        return as_records(data, self.lower, self.upper, clip=self.clip)
+
+    def sample(self, data: Records | NDArray[np.float64], rng: np.random.Generator) -> float:
+        """One output on prepared data (:class:`~smoothdp.scale.engine.Records`, or a clipped sorted array),
+        no accountant (simulations, tests). Reads a window of ranks around the target, on any engine
+        (docs/theory/quantiles.md#sampling-from-a-window-of-ranks)."""
+        from smoothdp.central.quantile_window import sample_em_windowed
+
+        records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
         if self.candidates is not None:
-            value = sample_em_candidates(sorted_x, self.candidates, target=target, coef=coef, rng=rng)
-        elif self._lattice is not None:
-            value = sample_em_lattice(
-                sorted_x,
-                lower=self.lower,
-                upper=self.upper,
-                target=target,
-                coef=coef,
-                lattice=self._lattice,
-                grid=self.grid,
-                rng=rng,
-                numerics=self.numerics,
+            value = sample_em_candidates(
+                records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
             )
         else:
-            value = sample_em_quantile(
-                sorted_x,
+            value = sample_em_windowed(
+                records,
                 lower=self.lower,
                 upper=self.upper,
                 target=target,
                 coef=coef,
+                eta=self.weight_margin(n),
+                lattice=self._lattice,
                 grid=self.grid,
                 rng=rng,
                 numerics=self.numerics,
@@ -602,7 +605,7 @@ class ExponentialQuantile(Mechanism):
         out: NDArray[np.float64] = -coef * dist - log_z
         return out
 
-    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+    def _release(self, prepared: Records, rng: np.random.Generator) -> Release:
         value = self.sample(prepared, rng)
         return self._make_release(
             value,
@@ -614,7 +617,8 @@ class ExponentialQuantile(Mechanism):
                 "clamp": self.clamp,
                 "candidates": None if self.candidates is None else int(self.candidates.size),
                 "lattice": None if self._lattice is None else self._lattice.spacing,
-                "epsilon_in_weights": self.epsilon_used(prepared.size),
+                "epsilon_in_weights": self.epsilon_used(prepared.n),
+                "engine": prepared.engine,
             },
             not_private=NotPrivate(),
         )
@@ -852,7 +856,7 @@ def _log_toeplitz_abs(h: NDArray[np.float64], c: float, s: float) -> NDArray[np.
     return np.logaddexp(part_a, part_b)
 
 
-def joint_margin(*, epsilon: float, n: int, m: int, width: float) -> float:
+def joint_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: float = 2.0) -> float:
     """The public loss margin of JointExp's float dynamic programme (docs/theory/quantiles.md#jointexp):
     8m·E* + 2uε, where E* bounds |ln Ŵ − ln W| for every weight of every draw.
 
@@ -860,16 +864,21 @@ def joint_margin(*, epsilon: float, n: int, m: int, width: float) -> float:
 
     * R = (m+1)Λ + ln((m+1)!) + ln(m+1) + c(2n+2) + 2 bounds every normalised table entry;
     * M = R + c(2n+4) + ln(n+2) + 2 bounds every intermediate value;
-    * δ = u(M + 4K) bounds the error of one operation, ℓ_err = (2KΛ + 2)u that of a log-length;
+    * δ = u(M + 4K) bounds the error of one operation, ℓ_err = (2KΛ + mass_ulps)u that of a log-length
+      (``mass_ulps``: the relative error, in units of u, of the float length or mass before its logarithm);
     * D = :func:`_scan_depth` (n+1) bounds the chain of a blocked scan;
     * E* = m·ℓ_err + ((m−1)(D+16) + m(m−1)/2 + m + 16)·δ.
+
+    The lattice variant (docs/theory/quantiles.md#jointexp-on-a-public-lattice) runs the same programme on
+    2n + 1 cells at half the coefficient: its margin is this one at n → 2n + 1, W for the width and
+    mass_ulps = 8.
     """
     c = epsilon / 4.0
     lam = _LN_TINY + abs(math.log(width))
     big_r = (m + 1.0) * lam + math.lgamma(m + 2.0) + math.log(m + 1.0) + c * (2.0 * n + 2.0) + 2.0
     big_m = big_r + c * (2.0 * n + 4.0) + math.log(n + 2.0) + 2.0
     delta = _U * (big_m + 4.0 * _LIBM_ULPS)
-    ell_err = (2.0 * _LIBM_ULPS * lam + 2.0) * _U
+    ell_err = (2.0 * _LIBM_ULPS * lam + mass_ulps) * _U
     depth = _scan_depth(n + 1)
     ops = (m - 1.0) * (depth + 16.0) + m * (m - 1.0) / 2.0 + m + 16.0
     e_star = m * ell_err + ops * delta
@@ -915,31 +924,185 @@ class _JointTables:
         return row
 
 
+def _joint_forward(
+    log_mass: NDArray[np.float64], gaps: NDArray[np.float64], coef: float, m: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[float], list[float]]:
+    """JointExp's forward dynamic programme over cells with log masses ``log_mass``, where the utility of
+    two consecutive outputs in cells i′ ≤ i is −coef·|i − i′ − gaps[j]| (cell index differences are the
+    counts between them, in the cells' unit). Returns the row r = 0 and the log-sum over r of every level,
+    the levels' float offsets and ln(r + 1)."""
+    n_cells = log_mass.size
+    log_fact = [math.log(r + 1.0) for r in range(m)]
+    idx = np.arange(n_cells, dtype=np.float64)
+    # buf[r, i] (level j, rows 0..j): log weight of outputs 0..j placed with the last r + 1 of them in
+    # cell i, volume factor mass_i^(r+1)/(r+1)! included, minus the level's float offset nus[j]
+    # (its maximum: a constant factor per level, which no draw sees).
+    buf = np.empty((m, n_cells))
+    first = np.empty((m, n_cells))  # row r = 0 of every level
+    tot = np.empty((m, n_cells))  # log Σ_r of every level
+    nus: list[float] = []
+    buf[0] = log_mass - coef * np.abs(idx - gaps[0])
+    for j in range(m):
+        if j > 0:
+            moved = _log_toeplitz_abs(tot[j - 1], coef, float(gaps[j]))
+            base = log_mass - coef * gaps[j]
+            for r in range(j, 0, -1):  # in place, from the top row down
+                buf[r] = (base + buf[r - 1]) - log_fact[r]
+            buf[0] = log_mass + moved
+        nu = float(np.max(buf[: j + 1]))
+        buf[: j + 1] -= nu
+        nus.append(nu)
+        first[j] = buf[0]
+        tot[j] = _lse_rows(buf[: j + 1])
+    return first, tot, nus, log_fact
+
+
+class _LatticeCells:
+    """The 2n + 1 cells of JointExp on a public lattice
+    (docs/theory/quantiles.md#jointexp-on-a-public-lattice).
+
+    Cell 2i (C = i): the open gap (x_(i), x_(i+1)) with its lattice points (mass c each), plus the part
+    s ≥ M of a lattice knot v whose run of ties ends at rank i (#{x ≤ v} = i), mass c·(n + 1 − M)/(n + 1).
+    Cell 2i + 1 (C = i + 1/2): the slot s = i − #{x < v} of the lattice knot v whose run covers ranks
+    i + 1 (mass c/(n + 1)); −inf mass where the record of rank i + 1 is not a lattice point.
+    """
+
+    def __init__(self, sorted_x: NDArray[np.float64], lower: float, upper: float, lat: _Lattice) -> None:
+        n = sorted_x.size
+        self.n, self.lat = n, lat
+        edges = np.concatenate(([lower], sorted_x, [upper]))
+        self.edges = edges
+        counts, on = lat.scan(edges)  # lattice points inside each open gap; whether each edge is one
+        self.counts = counts
+        # Knots: distinct edge values on the lattice, with L = #{x < v}, U = #{x ≤ v}.
+        new = np.concatenate(([True], edges[1:] != edges[:-1]))
+        starts = np.flatnonzero(new)
+        knots = edges[starts[on[starts]]]
+        lo_rank = np.searchsorted(sorted_x, knots, side="left")
+        hi_rank = np.searchsorted(sorted_x, knots, side="right")
+        mult = hi_rank - lo_rank
+        # Clamped part of each knot (s ≥ M): cell 2U, at the gap's left end (v = x_(U) or v = a) or, for
+        # the upper bound b without records, at the right end of the last gap.
+        self.clamp_left = np.zeros(n + 1, dtype=np.int64)  # numerator n + 1 − M (0: no knot there)
+        self.clamp_right = np.zeros(n + 1, dtype=np.int64)
+        at_left = edges[hi_rank] == knots
+        self.clamp_left[hi_rank[at_left]] = n + 1 - mult[at_left]
+        self.clamp_right[hi_rank[~at_left]] = n + 1 - mult[~at_left]
+        c = lat.mass
+        with np.errstate(divide="ignore"):
+            even = np.log(
+                (np.diff(edges) + c * counts)
+                + c * ((self.clamp_left + self.clamp_right).astype(np.float64) / (n + 1.0))
+            )
+        # Slots: cells 2(L + s) + 1, s = 0..M − 1, of every knot with M ≥ 1.
+        has = mult > 0
+        slot_rank = np.repeat(lo_rank[has], mult[has]) + (
+            np.arange(int(mult[has].sum())) - np.repeat(np.cumsum(mult[has]) - mult[has], mult[has])
+        )
+        self.slot_value = np.full(n, np.nan)
+        self.slot_value[slot_rank] = np.repeat(knots[has], mult[has])
+        odd = np.full(n, -np.inf)
+        odd[slot_rank] = math.log(c) - math.log(n + 1.0)
+        log_mass = np.empty(2 * n + 1)
+        log_mass[0::2] = even
+        log_mass[1::2] = odd
+        self.log_mass = log_mass
+
+    def draw(
+        self, cell: int, size: int, grid: OutputGrid, rng: np.random.Generator, numerics: str
+    ) -> list[float]:
+        """``size`` independent points from the cell's measure (exact: rational masses, lazy uniform bits)."""
+        if cell % 2 == 1:
+            return [float(grid.round(float(self.slot_value[cell // 2])))] * size
+        i = cell // 2
+        lo, hi = float(self.edges[i]), float(self.edges[i + 1])
+        mass = Fraction(self.lat.mass)
+        m_lat = int(self.counts[i])
+        parts = [
+            Fraction(hi) - Fraction(lo),
+            mass * m_lat,
+            mass * int(self.clamp_left[i]) / (self.n + 1),
+            mass * int(self.clamp_right[i]) / (self.n + 1),
+        ]
+        out: list[float] = []
+        for _ in range(size):
+            kind = _rational_choice(parts, rng)
+            if kind == 0:
+                out.append(float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics)))
+            elif kind == 1:
+                k = int(self.lat.first_above(np.array([lo]))[0]) + int(rng.integers(0, m_lat))
+                out.append(float(grid.round(float(k) * self.lat.spacing)))  # k·s exact
+            else:
+                out.append(float(grid.round(lo if kind == 2 else hi)))
+        return out
+
+
+def _rational_choice(weights: list[Fraction], rng: np.random.Generator) -> int:
+    """An index drawn with probability exactly weights[k]/Σ weights (non-negative rationals, one positive),
+    by comparing a lazily refined uniform with the exact prefix sums."""
+    prefix = list(itertools.accumulate(weights))
+    total = prefix[-1]
+    a, bits = 0, 0
+    while True:
+        a = (a << 64) | _uniform_bits(rng)
+        bits += 64
+        lo = Fraction(a, 1 << bits) * total
+        hi = Fraction(a + 1, 1 << bits) * total
+        k = next(idx for idx, p in enumerate(prefix) if p > lo)
+        if hi <= prefix[k]:
+            return k
+
+
 class JointQuantiles(_MultiQuantile):
     """Several quantiles from one exponential mechanism over ordered output vectors (JointExp: Gillenwater,
-    Joseph & Kulesza, ICML 2021).
+    Joseph & Kulesza, ICML 2021), by default on a public lattice that lets tied values be released exactly.
 
-    Utility u(o) = −Σ_{j=1}^{m+1} |#{x ∈ [o_{j−1}, o_j)} − (q_j − q_{j−1})·n| (o_0 = a, o_{m+1} = b), of
-    sensitivity 2 under substitution; density ∝ exp(εu/4) on a ≤ o_1 ≤ … ≤ o_m ≤ b. Sampled by dynamic
-    programming in log space over (quantile, interval, repeats), each level normalised to maximum 0,
-    O(m²n) vectorized over n with O(m·n) memory, then backwards (interval, then repeats).
+    ``lattice=None``: utility u(o) = −Σ_{j=1}^{m+1} |#{x ∈ [o_{j−1}, o_j)} − (q_j − q_{j−1})·n|
+    (o_0 = a, o_{m+1} = b), of sensitivity 2 under substitution; density ∝ exp(εu/4) on a ≤ o_1 ≤ … ≤ o_m ≤ b
+    (docs/theory/quantiles.md#jointexp). Sampled by dynamic programming in log space over (quantile,
+    interval, repeats), each level normalised to maximum 0, O(m²n) vectorized over n with O(m·n) memory,
+    then backwards (interval, then repeats).
 
-    Guarantee: pure ε-DP under substitution (docs/theory/quantiles.md#jointexp). The float dynamic programme
-    has a certified error bound (public: from n, m, ε and the bounds; :meth:`margin`), charged to the
-    budget: the weights use ε′ = ε − margin. Each step samples exactly from its float weights. The scans are
-    blocked, so the error grows with their depth (a few hundred operations), not with n: the margin is below
-    10⁻⁵·ε for m ≤ 20 quantiles up to n = 10⁶. JointExp is refused (naming n and m) when the margin would
-    exceed 10% of ε; :class:`RecursiveQuantiles` has none.
+    ``lattice=s`` (default 1.0; docs/theory/quantiles.md#jointexp-on-a-public-lattice): every output carries
+    a hidden split ρ ∈ [0, 1) and the cumulative count C_j = #{x < o_j} + min(⌊ρ_j(n+1)⌋ + 1/2, #{x = o_j})
+    replaces #{x < o_j}; base measure (Lebesgue + c·lattice counting) ⊗ Lebesgue on ρ, ordered
+    lexicographically. Still sensitivity 2; an output at a tied lattice value can sit at any rank of its
+    run, so ties are released exactly. The same dynamic programme runs on 2n + 1 half-rank cells.
+
+    Guarantee: pure ε-DP under substitution. The float dynamic programme has a certified error bound
+    (public: from n, m, ε, the bounds and the lattice; :meth:`margin`), charged to the budget: the weights
+    use ε′ = ε − margin. Each step samples exactly from its float weights. The margin is below 10⁻⁴·ε for
+    m ≤ 20 quantiles up to n = 10⁶; JointExp is refused (naming n and m) when the margin would exceed 10%
+    of ε; :class:`RecursiveQuantiles` has none.
     """
 
     name: ClassVar[str] = "joint exponential mechanism (JointExp)"
     proof: ClassVar[str] = "docs/theory/quantiles.md#jointexp"
     source = _GJK
 
+    def __init__(
+        self,
+        qs: ArrayLike,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        lattice: float | None = 1.0,
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
+        self.lattice = check_lattice(lattice)
+        self._lattice = None if self.lattice is None else _Lattice(self.lattice)
+
     def margin(self, n: int) -> float:
         """The public loss margin 8m·E* + 2uε of the float dynamic programme on n records
         (:func:`joint_margin`; docs/theory/quantiles.md#jointexp)."""
-        return joint_margin(epsilon=self.epsilon, n=n, m=int(self.unique_qs.size), width=self.width)
+        m = int(self.unique_qs.size)
+        if self._lattice is None:
+            return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
+        width = self._lattice.log_width(self.width)
+        return joint_margin(epsilon=self.epsilon, n=2 * n + 1, m=m, width=width, mass_ulps=8.0)
 
     def admissible(self, n: int) -> bool:
         """Whether the float margin stays within 10% of ε at n records (a public condition)."""
@@ -954,60 +1117,59 @@ class JointQuantiles(_MultiQuantile):
                 f"epsilon={self.epsilon:g}; use method='recursive'"
             )
         coef = (self.epsilon - self.margin(n)) / 4.0
-        tables = self._tables(sorted_x, coef)
+        cells = (
+            None if self._lattice is None else _LatticeCells(sorted_x, self.lower, self.upper, self._lattice)
+        )
+        tables = self._tables(sorted_x, coef, cells)
         edges = tables.edges
+        n_cells = tables.log_len.size
         out = np.empty(m)
-        j, last = m - 1, n + 1  # last: interval of the next output (n + 1 stands for the bound b)
+        j, last = m - 1, n_cells  # last: cell of the next output (n_cells stands for the bound b)
         while j >= 0:
             i = exact_categorical(tables.interval_weights(j, last), rng)
             r = exact_categorical(tables.repeat_weights(j, i), rng)
-            pts = uniform_on_grid(
-                np.full(r + 1, edges[i]),
-                np.full(r + 1, edges[i + 1]),
-                grid=self.grid,
-                rng=rng,
-                numerics=self.numerics,
-            )
+            if cells is None:
+                pts = uniform_on_grid(
+                    np.full(r + 1, edges[i]),
+                    np.full(r + 1, edges[i + 1]),
+                    grid=self.grid,
+                    rng=rng,
+                    numerics=self.numerics,
+                )
+            else:
+                pts = np.asarray(cells.draw(i, r + 1, self.grid, rng, self.numerics))
             out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
             j -= r + 1
             last = i
         return np.sort(out)
 
-    def _tables(self, sorted_x: NDArray[np.float64], coef: float) -> _JointTables:
-        """The forward dynamic programme on sorted, clipped data at kernel coefficient ``coef`` (= ε′/4)."""
+    def _tables(
+        self, sorted_x: NDArray[np.float64], coef: float, cells: _LatticeCells | None = None
+    ) -> _JointTables:
+        """The forward dynamic programme on sorted, clipped data at kernel coefficient ``coef`` (= ε′/4):
+        over the n + 1 intervals, or (lattice) over the 2n + 1 half-rank cells at coef/2 with the target
+        counts doubled (cell index = 2·C)."""
         qs = self.unique_qs
         m, n = qs.size, sorted_x.size
-        edges = np.concatenate(([self.lower], sorted_x, [self.upper]))
-        with np.errstate(divide="ignore"):
-            log_len = np.log(np.diff(edges))  # n + 1 intervals
-        n_int = n + 1
         gaps = np.concatenate(([qs[0]], np.diff(qs), [1.0 - qs[-1]])) * n  # target count per gap
-        log_fact = [math.log(r + 1.0) for r in range(m)]
-        idx = np.arange(n_int, dtype=np.float64)
-        # buf[r, i] (level j, rows 0..j): log weight of outputs 0..j placed with the last r + 1 of them in
-        # interval i, volume factor |I_i|^(r+1)/(r+1)! included, minus the level's float offset nus[j]
-        # (its maximum: a constant factor per level, which no draw sees).
-        buf = np.empty((m, n_int))
-        first = np.empty((m, n_int))  # row r = 0 of every level
-        tot = np.empty((m, n_int))  # log Σ_r of every level
-        nus: list[float] = []
-        buf[0] = log_len - coef * np.abs(idx - gaps[0])
-        for j in range(m):
-            if j > 0:
-                moved = _log_toeplitz_abs(tot[j - 1], coef, float(gaps[j]))
-                base = log_len - coef * gaps[j]
-                for r in range(j, 0, -1):  # in place, from the top row down
-                    buf[r] = (base + buf[r - 1]) - log_fact[r]
-                buf[0] = log_len + moved
-            nu = float(np.max(buf[: j + 1]))
-            buf[: j + 1] -= nu
-            nus.append(nu)
-            first[j] = buf[0]
-            tot[j] = _lse_rows(buf[: j + 1])
-        return _JointTables(edges, log_len, gaps, log_fact, first, tot, nus, coef)
+        if cells is None:
+            edges = np.concatenate(([self.lower], sorted_x, [self.upper]))
+            with np.errstate(divide="ignore"):
+                log_mass = np.log(np.diff(edges))  # n + 1 intervals
+            kernel = coef
+        else:
+            edges, log_mass = cells.edges, cells.log_mass
+            gaps = 2.0 * gaps
+            kernel = 0.5 * coef
+        first, tot, nus, log_fact = _joint_forward(log_mass, gaps, kernel, m)
+        return _JointTables(edges, log_mass, gaps, log_fact, first, tot, nus, kernel)
 
     def _details(self) -> dict[str, Any]:
-        return {**super()._details(), "method": "joint_exp"}
+        return {
+            **super()._details(),
+            "method": "joint_exp",
+            "lattice": None if self._lattice is None else self._lattice.spacing,
+        }
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         release = super()._release(prepared, rng)
