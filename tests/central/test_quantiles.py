@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from jointexp_law import sampler_law
 
 from smoothdp.central.choose import choose_beta, choose_method
 from smoothdp.central.quantiles import (
@@ -186,25 +187,6 @@ def _jointexp_brute_force(x, qs, lower, upper, coef):
     return {s: p / total for s, p in law.items()}
 
 
-def _jointexp_sampler_law(tables, m, n):
-    """The exact law of the backward draws (interval, then repeats) read off the sampler's float weights."""
-    law = {}
-
-    def walk(j, last, suffix, prob):
-        if j < 0:
-            law[tuple(suffix)] = law.get(tuple(suffix), 0.0) + prob
-            return
-        wi = np.exp(tables.interval_weights(j, last))
-        for i in np.flatnonzero(wi > 0):
-            wr = np.exp(tables.repeat_weights(j, int(i)))
-            for r in np.flatnonzero(wr > 0):
-                p = prob * wi[i] / wi.sum() * wr[r] / wr.sum()
-                walk(j - int(r) - 1, int(i), [int(i)] * (int(r) + 1) + suffix, p)
-
-    walk(m - 1, n + 1, [], 1.0)
-    return law
-
-
 @pytest.mark.parametrize(
     ("x", "qs", "eps"),
     [
@@ -221,7 +203,7 @@ def test_jointexp_programme_is_exactly_the_brute_force_law(x, qs, eps):
     n = d.size
     coef = (eps - mech.margin(n)) / 4.0
     expected = _jointexp_brute_force(d, list(mech.unique_qs), 0.0, 1.0, coef)
-    got = _jointexp_sampler_law(mech._tables(d, coef), len(qs), n)
+    got = sampler_law(mech._tables(d, coef), len(qs), n + 1)
     assert set(got) == set(expected)
     for seq, p in expected.items():
         assert got[seq] == pytest.approx(p, rel=1e-9)

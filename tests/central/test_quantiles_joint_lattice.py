@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from jointexp_law import sampler_law
 
 from smoothdp.central.quantiles import JointQuantiles, _LatticeCells
 from smoothdp.rng import default_rng
@@ -53,24 +54,6 @@ def _brute_cell_law(x, qs, lower, upper, spacing, coef):
     return {s: p / total for s, p in law.items() if p > 0}
 
 
-def _sampler_cell_law(tables, m, n_cells):
-    law: dict[tuple[int, ...], float] = {}
-
-    def walk(j, last, suffix, prob):
-        if j < 0:
-            law[tuple(suffix)] = law.get(tuple(suffix), 0.0) + prob
-            return
-        wi = np.exp(tables.interval_weights(j, last))
-        for i in np.flatnonzero(wi > 0):
-            wr = np.exp(tables.repeat_weights(j, int(i)))
-            for r in np.flatnonzero(wr > 0):
-                p = prob * wi[i] / wi.sum() * wr[r] / wr.sum()
-                walk(j - int(r) - 1, int(i), [int(i)] * (int(r) + 1) + suffix, p)
-
-    walk(m - 1, n_cells, [], 1.0)
-    return law
-
-
 @pytest.mark.parametrize(
     ("x", "qs", "eps", "spacing"),
     [
@@ -86,7 +69,7 @@ def test_programme_is_exactly_the_law_of_the_definition(x, qs, eps, spacing):
     coef = (eps - mech.margin(d.size)) / 4.0
     cells = _LatticeCells(d, 0.0, 1.0, mech._lattice)
     expected = _brute_cell_law(d, list(mech.unique_qs), 0.0, 1.0, spacing, coef)
-    got = _sampler_cell_law(mech._tables(d, coef, cells), len(qs), cells.log_mass.size)
+    got = sampler_law(mech._tables(d, coef, cells), len(qs), cells.log_mass.size)
     assert set(got) == set(expected)
     for seq, p in expected.items():
         assert got[seq] == pytest.approx(p, rel=1e-9, abs=1e-300)
