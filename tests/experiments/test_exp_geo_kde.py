@@ -62,3 +62,22 @@ def test_product_grid_kde_matches_the_direct_sum():
         product_grid_kde(points, np.ones(50), gx, gy, h),
         rtol=1e-12,
     )
+
+
+def test_uniform_grid_interpolation_matches_np_interp():
+    from smoothdp.experiments.geo_kde import interp_uniform
+
+    rng = np.random.default_rng(1)
+    stop = 51_234.5
+    grid = np.linspace(0.0, stop, 4001)
+    tables = (np.exp(-grid / 5000.0), np.sin(grid / 700.0))
+    x = np.concatenate([rng.uniform(0.0, stop, 5000), grid[[0, 1, 2000, -2, -1]], [-3.0, stop * 1.5]])
+    for table, got in zip(tables, interp_uniform(x, stop, tables), strict=True):
+        np.testing.assert_allclose(got, np.interp(x, grid, table), rtol=0, atol=1e-13)
+
+
+def test_the_report_says_how_the_releases_were_simulated(tiny_run):
+    _, folder = tiny_run("geo-kde")
+    report = (folder / "report.md").read_text()
+    assert "| `numerics` | float |" in report
+    assert "numerics='float'" in report and "exact path" in report

@@ -47,6 +47,7 @@ _SUBMODULES = (
     "runner",
     "smoothed_elections",
     "smoothed_sgd",
+    "style",
 )
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)

@@ -17,11 +17,13 @@ Every mechanism is the library's (:mod:`smoothdp.central`); percent error is 100
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from smoothdp.central import (
     GlobalSensitivityMean,
@@ -33,7 +35,8 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
 )
 from smoothdp.data import DATASETS, load_adult_ages
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, progress, save_figures
+from smoothdp.experiments.style import legend_outside, mechanism_style, styled, subplots, suptitle
 
 TITLE = "PTR, smooth sensitivity and sample-and-aggregate against global sensitivity on Adult ages"
 SOURCE = "Near & Abuah, Programming Differential Privacy, chapter Local Sensitivity"
@@ -178,27 +181,39 @@ PANEL_TITLES = {
 }
 
 
-def plot(releases: Table, config: Config, out_dir: Path) -> list[Path]:
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """One panel per comparison: histograms of the percent error of each mechanism against its
+    global-sensitivity baseline (dark grey in every panel); every panel counts trials of the same number,
+    so they share the y-scale; one legend below."""
+    releases = tables["releases"]
     panels = list(dict.fromkeys(releases.column("panel").tolist()))
-    fig, axes = plt.subplots(2, (len(panels) + 1) // 2, figsize=(5 * ((len(panels) + 1) // 2), 8))
-    axes = np.atleast_1d(axes).ravel()
+    ncols = (len(panels) + 1) // 2
+    fig, axes = subplots(2, ncols, panel_size=(4.6, 3.4), sharey=True)
+    flat = axes.ravel()
     panel_col, method_col, err_col = (releases.column(c) for c in ("panel", "method", "pct_error"))
-    for ax, panel in zip(axes, panels, strict=False):
+    for ax, panel in zip(flat, panels, strict=False):
         mask = panel_col == panel
         methods = list(dict.fromkeys(method_col[mask].tolist()))
         errors = [err_col[mask & (method_col == m)] for m in methods]
         top = max(float(np.quantile(e, 0.98)) for e in errors if e.size) or 1e-12
         bins = np.linspace(0.0, top, 25)
         for m, e in zip(methods, errors, strict=True):
-            ax.hist(np.minimum(e, top), bins=bins, histtype="step", lw=1.6, label=m)
+            ax.hist(np.minimum(e, top), bins=bins, histtype="step", label=m, **mechanism_style(m))
         title = PANEL_TITLES.get(panel, f"mean: sample-and-aggregate, k = {panel.removeprefix('saa_')}")
-        ax.set(title=title, xlabel="percent error", ylabel="number of trials")
-        ax.legend(fontsize=7)
-    for ax in axes[len(panels) :]:
+        ax.set(title=title, xlabel="percent error |estimate − truth| / truth (%)")
+    for ax in flat[len(panels) :]:
         ax.set_visible(False)
-    fig.suptitle(f"Adult ages, ε = {config.epsilon:g}, {config.trials} trials per mechanism")
-    fig.tight_layout()
-    return [save_figure(fig, out_dir, "percent_error_histograms")]
+    for ax in axes[:, 0]:
+        ax.set_ylabel("number of trials")
+    legend_outside(fig, where="below", ncols=4)
+    suptitle(
+        fig,
+        "Adult ages: percent error of adaptive mechanisms against global sensitivity, "
+        f"ε = {config.epsilon:g}, {config.trials} trials per mechanism "
+        "(errors above the 98th percentile in the last bin)",
+    )
+    return {"percent_error_histograms": fig}
 
 
 def headline(summary: Table) -> str:
@@ -231,9 +246,10 @@ def headline(summary: Table) -> str:
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     ages = load_adult_ages()
     releases, summary, facts = compute(config, ages, rng)
+    tables = {"releases": releases, "summary": summary}
     return Outcome(
-        tables={"releases": releases, "summary": summary},
-        figures=plot(releases, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(summary),
         data=[
             f"adult ages: {DATASETS['adult']} (n = {facts['n']}, true mean {facts['mean']:.4f}, "

@@ -20,13 +20,16 @@ The contour figure shows one release of each mechanism with the 13,032 collision
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from smoothdp.data import DATASETS, load_nyc_collisions
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, numerics_note, progress, save_figures
+from smoothdp.experiments.style import bar_style, colour_bar, legend_outside, styled, subplots, suptitle
 from smoothdp.geo import GaussianKDE, GlobalLipschitz, LocalDP, NoiseAPriori, SmoothSensitivityMechanism
 
 TITLE = "Gaussian KDE of NYC collisions under geo-privacy: contours and ASE"
@@ -36,6 +39,8 @@ REQUIRES = ("smoothdp.geo:GaussianKDE", "smoothdp.geo:NoiseAPriori", "smoothdp.d
 UNBIASED = ("smooth sensitivity, T(3)", "smooth sensitivity, PolyPlace", "global Lipschitz", "local DP")
 MECHANISMS = (*UNBIASED[:3], "noise a priori (location)", "noise a priori (distance)", UNBIASED[3])
 USER_BLOCK = 1024
+#: Points of the privatized-distance moment tables (interpolated linearly against the distance).
+TABLE_SIZE = 40_001
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,12 @@ class Config:
     ldp_unit: float = 1000.0
     reps: int = 10
     contours: bool = True
+    #: How the simulated releases are computed: ``"float"`` (the papers' floating-point arithmetic) or
+    #: ``"exact"`` (the library's hardened default, each report rounded onto a public grid of spacing
+    #: ≤ 2⁻³⁶ of its scale). Same distributions up to that rounding, so the same MSE/ASE to ~1e−10
+    #: relative; "exact" costs several times the run time here. The exact path has its own tests and
+    #: benchmark (benchmarks/bench_exact_sampling.py).
+    numerics: str = "float"
 
 
 CONFIGS = {
@@ -65,24 +76,38 @@ CONFIGS = {
         n_values=(20_000, 80_000),
         default_n=20_000,
         reps=4,
-        contours=False,
     ),
 }
 
 
 def product_grid_kde(
-    points: np.ndarray, weights: np.ndarray | None, gx: np.ndarray, gy: np.ndarray, h: float
+    points: np.ndarray,
+    weights: np.ndarray | None,
+    gx: np.ndarray,
+    gy: np.ndarray,
+    h: float,
+    *,
+    block: int = 1 << 15,
 ) -> np.ndarray:
     """(1/Σw) Σ_i w_i exp(−‖x_i − t‖²/(2h²)) for every t of the product grid gx × gy, shape (|gx|, |gy|).
 
     The Gaussian kernel factorizes over the two axes, so the whole grid is one matrix product of
-    (n × |gx|) and (n × |gy|) kernel matrices: exact, O(n(|gx| + |gy|) + n|gx||gy|) flops in BLAS.
+    (n × |gx|) and (n × |gy|) kernel matrices: exact, O(n(|gx| + |gy|) + n|gx||gy|) flops in BLAS, computed
+    over blocks of ``block`` points (in place) so that the kernel matrices stay cache-sized.
     """
-    a = np.exp(-0.5 * ((points[:, 0, None] - gx[None, :]) / h) ** 2)
-    b = np.exp(-0.5 * ((points[:, 1, None] - gy[None, :]) / h) ** 2)
-    if weights is None:
-        return a.T @ b / points.shape[0]
-    return (a * weights[:, None]).T @ b / weights.sum()
+    total = np.zeros((gx.size, gy.size))
+    for start in range(0, points.shape[0], block):  # blocks of points, not single points
+        chunk = points[start : start + block]
+        a, b = np.subtract.outer(chunk[:, 0], gx), np.subtract.outer(chunk[:, 1], gy)
+        for k in (a, b):
+            k *= 1.0 / h
+            np.square(k, out=k)
+            k *= -0.5
+            np.exp(k, out=k)
+        if weights is not None:
+            a *= weights[start : start + block, None]
+        total += a.T @ b
+    return total / (points.shape[0] if weights is None else weights.sum())
 
 
 def _grid(points: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -100,6 +125,17 @@ def _settings(config: Config) -> list[tuple[float, float, int]]:
     return list(dict.fromkeys(out))
 
 
+def interp_uniform(x: np.ndarray, stop: float, tables: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """``np.interp(x, np.linspace(0, stop, m), table)`` for each table of length m, computing the cell and
+    weight of every x once (the grid is uniform: a division, not a binary search per table); x is clamped
+    to [0, stop] as np.interp clamps."""
+    m = tables[0].size
+    position = np.clip(x, 0.0, stop) * ((m - 1) / stop)
+    cell = np.minimum(position.astype(np.intp), m - 2)
+    weight = position - cell
+    return tuple(table[cell] + weight * (table[cell + 1] - table[cell]) for table in tables)
+
+
 def _exact_sums(
     query: GaussianKDE,
     mechanisms: dict,
@@ -114,15 +150,16 @@ def _exact_sums(
     shape = (*query.param_shape, counts.shape[1])
     soft, bias, dvar = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     variance = {name: np.zeros(shape) for name in mechanisms}
-    table_d = np.linspace(0.0, reach, 40_001)
+    table_d = np.linspace(0.0, reach, TABLE_SIZE)
     table_mean, table_var = distance_nap.moments(table_d)
     for start in range(0, points.shape[0], USER_BLOCK):  # blocks of distinct points, not single users
         block, weights = points[start : start + USER_BLOCK], counts[start : start + USER_BLOCK]
         distance = query.scaled_distance(block) * h
         value = np.exp(-0.5 * (distance / h) ** 2)
         soft += value @ weights
-        bias += (np.interp(distance, table_d, table_mean) - value) @ weights
-        dvar += np.interp(distance, table_d, table_var) @ weights
+        mean, var = interp_uniform(distance, reach, (table_mean, table_var))
+        bias += (mean - value) @ weights
+        dvar += var @ weights
         for name, mechanism in mechanisms.items():
             variance[name] += mechanism.variance(block).per_user @ weights
     return soft, variance, bias, dvar
@@ -158,7 +195,7 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, dict, dict
             query, mechanisms, distance_nap, points, np.column_stack([counts[n] for n in ns]), h, reach
         )
         shared = time.perf_counter() - start
-        location_nap = NoiseAPriori(query, epsilon=eps)
+        location_nap = NoiseAPriori(query, epsilon=eps, numerics=config.numerics)
         for i, n in enumerate(ns):
             start = time.perf_counter()
             truth = soft[..., i] / n
@@ -198,6 +235,7 @@ def contour_release(config: Config, grid: dict, rng: np.random.Generator) -> Tab
     """One release of each mechanism at the default ε and bandwidth, the 13,032 collisions as users."""
     points, gx, gy = grid["points"], grid["gx"], grid["gy"]
     eps, h = config.default_epsilon, float(np.floor(grid["diagonal"]))
+    num = config.numerics
     columns: dict[str, list] = {"x": [], "y": [], "estimator": [], "density": []}
     xx, yy = np.meshgrid(gx, gy, indexing="ij")
 
@@ -208,18 +246,23 @@ def contour_release(config: Config, grid: dict, rng: np.random.Generator) -> Tab
         columns["density"] += values.ravel().tolist()
 
     add("true (non-private)", product_grid_kde(points, None, gx, gy, h))
-    for name in (UNBIASED[0], UNBIASED[2], UNBIASED[3]):
+    for name in UNBIASED:
         rows = []
         for i in range(gx.size):  # one row of centres at a time keeps the (centres × users) noise in memory
             query = GaussianKDE(np.column_stack([np.full(gy.size, gx[i]), gy]), h)
             mechanism = {
-                UNBIASED[0]: lambda q: SmoothSensitivityMechanism(q, epsilon=eps, noise="student_t", df=3),
-                UNBIASED[2]: lambda q: GlobalLipschitz(q, epsilon=eps),
-                UNBIASED[3]: lambda q: LocalDP(q, epsilon=eps * config.ldp_unit),
+                UNBIASED[0]: lambda q: SmoothSensitivityMechanism(
+                    q, epsilon=eps, noise="student_t", df=3, numerics=num
+                ),
+                UNBIASED[1]: lambda q: SmoothSensitivityMechanism(
+                    q, epsilon=eps, noise="polyplace", numerics=num
+                ),
+                UNBIASED[2]: lambda q: GlobalLipschitz(q, epsilon=eps, numerics=num),
+                UNBIASED[3]: lambda q: LocalDP(q, epsilon=eps * config.ldp_unit, numerics=num),
             }[name](query)
             rows.append(mechanism.estimate(mechanism.privatize(points, rng=rng)).mean)
         add(name, np.array(rows))
-    noisy = NoiseAPriori(GaussianKDE(np.zeros(2), h), epsilon=eps).privatize(points, rng=rng)
+    noisy = NoiseAPriori(GaussianKDE(np.zeros(2), h), epsilon=eps, numerics=num).privatize(points, rng=rng)
     add("noise a priori (location)", product_grid_kde(noisy, None, gx, gy, h))
     return Table(
         columns,
@@ -228,62 +271,97 @@ def contour_release(config: Config, grid: dict, rng: np.random.Generator) -> Tab
     )
 
 
-def plot(ase: Table, contours: Table | None, config: Config, grid: dict, out_dir: Path) -> list[Path]:
-    paths = []
+#: The contour panels, in reading order: the truth, then the headline (PolyPlace) and the others.
+CONTOUR_PANELS = (
+    "true (non-private)",
+    UNBIASED[1],
+    UNBIASED[0],
+    UNBIASED[2],
+    "noise a priori (location)",
+    UNBIASED[3],
+)
+
+
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """``ase_bars``: the ASE of every mechanism against ε, the bandwidth and n (one y-scale, one legend
+    below); ``contours`` (when the run made them): one release per mechanism next to the true density,
+    on the same contour levels, one colour bar."""
+    ase = tables["ase"]
     groups = (
         ("ε (per metre)", "epsilon", config.epsilons, lambda v: f"1/{1 / v:,.0f}"),
         (
-            "bandwidth factor k (h = ⌊k·cell diagonal⌋)",
+            "bandwidth factor k (h = ⌊k · cell diagonal⌋ metres)",
             "bandwidth_factor",
             config.bandwidth_factors,
             lambda v: f"{v:g}",
         ),
-        ("n", "n", config.n_values, lambda v: f"{v:,}"),
+        ("n (users)", "n", config.n_values, lambda v: f"{v:,}"),
     )
+    base_k = 1.0 if 1.0 in config.bandwidth_factors else config.bandwidth_factors[0]
+    defaults = (config.default_epsilon, base_k, config.default_n)
     settings = _settings(config)
-    fig, axes = plt.subplots(1, 3, figsize=(17, 4.5))
+    fig, axes = subplots(1, 3, panel_size=(5.2, 4.0), sharey=True)
     width = 0.8 / len(MECHANISMS)
-    for ax, (xlabel, key, values, fmt) in zip(axes, groups, strict=True):
-        index = {"epsilon": 0, "bandwidth_factor": 1, "n": 2}[key]
-        chosen = [
-            s
-            for s in settings
-            if all(
-                s[j] == d
-                for j, d in enumerate(
-                    (
-                        config.default_epsilon,
-                        1.0 if 1.0 in config.bandwidth_factors else config.bandwidth_factors[0],
-                        config.default_n,
-                    )
-                )
-                if j != index
-            )
-        ]
+    fixed_text = (
+        f"n = {config.default_n:,}, k = {base_k:g}",
+        f"ε = 1/{1 / config.default_epsilon:,.0f}, n = {config.default_n:,}",
+        f"ε = 1/{1 / config.default_epsilon:,.0f}, k = {base_k:g}",
+    )
+    for index, (ax, (xlabel, _key, values, fmt)) in enumerate(zip(axes[0], groups, strict=True)):
+        chosen = [s for s in settings if all(s[j] == d for j, d in enumerate(defaults) if j != index)]
         chosen = sorted((s for s in chosen if s[index] in values), key=lambda s: s[index])
         for m, name in enumerate(MECHANISMS):
             heights = [_ase(ase, *s, name) for s in chosen]
             offset = (m - len(MECHANISMS) / 2 + 0.5) * width
-            ax.bar(np.arange(len(chosen)) + offset, heights, width, label=name)
+            ax.bar(np.arange(len(chosen)) + offset, heights, width, label=name, **bar_style(name))
         ax.set_xticks(np.arange(len(chosen)), [fmt(s[index]) for s in chosen])
-        ax.set(yscale="log", xlabel=xlabel, ylabel=f"ASE over {ase.column('queries')[0]} centres")
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Gaussian KDE of NYC collisions (real data), ASE")
-    fig.tight_layout()
-    paths.append(save_figure(fig, out_dir, "ase_bars"))
-    if contours is not None:
-        names = list(dict.fromkeys(contours.column("estimator").tolist()))
-        fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 4), squeeze=False)
-        true = contours.column("density")[contours.column("estimator") == names[0]]
-        levels = np.linspace(0.0, float(true.max()), 9)[1:]
-        shape = (grid["gx"].size, grid["gy"].size)
-        for ax, name in zip(axes[0], names, strict=True):
-            z = contours.column("density")[contours.column("estimator") == name].reshape(shape)
-            ax.contour(grid["gx"] / 1000, grid["gy"] / 1000, z.T, levels=levels, cmap="viridis")
-            ax.set(title=name, xlabel="km east", ylabel="km north", aspect="equal")
-        fig.tight_layout()
-        paths.append(save_figure(fig, out_dir, "contours"))
-    return paths
+        ax.set(yscale="log", xlabel=xlabel, title=f"against {xlabel.split(' (')[0]} ({fixed_text[index]})")
+        ax.grid(axis="x", visible=False)
+    queries = int(ase.column("queries")[0])
+    axes[0, 0].set_ylabel(f"ASE over {queries:,} centres (density²)")
+    legend_outside(fig, where="below", ncols=len(MECHANISMS))
+    suptitle(fig, "Gaussian KDE of NYC collisions (real data): ASE of six geo-private estimators")
+    out = {"ase_bars": fig}
+    if "contours" in tables:
+        out["contours"] = _contour_figure(tables["contours"], config)
+    return out
+
+
+def _contour_figure(contours: Table, config: Config) -> Figure:
+    estimator, density = contours.column("estimator"), contours.column("density")
+    gx, gy = np.unique(contours.column("x")) / 1000, np.unique(contours.column("y")) / 1000
+    names = [name for name in CONTOUR_PANELS if np.any(estimator == name)]
+    ncols = (len(names) + 1) // 2
+    fig, axes = subplots(2, ncols, panel_size=(3.9, 3.9), sharex=True, sharey=True)
+    true = density[estimator == names[0]]
+    levels = np.linspace(0.0, float(true.max()), 9)[1:]
+    mappable = None
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        z = density[estimator == name].reshape(gx.size, gy.size)
+        mappable = ax.contour(gx, gy, z.T, levels=levels, cmap="viridis", linewidths=1.2)
+        ax.set(title=name, aspect="equal")
+        ax.grid(visible=False)
+    for ax in axes.ravel()[len(names) :]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("km east of the collisions' mean")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("km north of the collisions' mean")
+    colour_bar(
+        fig,
+        mappable,
+        axes.ravel().tolist(),
+        label="density: mean Gaussian kernel value (unitless)",
+        format="%.3f",
+    )
+    suptitle(
+        fig,
+        f"Gaussian KDE of NYC collisions: one release of each mechanism against the truth, "
+        f"ε = 1/{1 / config.default_epsilon:,.0f} per metre, the collisions themselves as users "
+        "(same levels)",
+    )
+    return fig
 
 
 def _ase(ase: Table, eps: float, k: float, n: int, name: str) -> float:
@@ -318,7 +396,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     default = timings[(config.default_epsilon, k, config.default_n)]
     return Outcome(
         tables=tables,
-        figures=plot(ase, contours, config, grid, out_dir),
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(ase, config),
         data=[
             f"nyc_collisions_sample: {DATASETS['nyc_collisions_sample']}; projected to metres by a local "
@@ -329,6 +407,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             f"(cell diagonal {grid['diagonal']:,.0f} m)",
         ],
         notes=[
+            numerics_note(config.numerics, "the repetitions of noise a priori and the contour releases"),
             "The reference implementation needs about 80 CPU-hours for one (ε, h, n) configuration "
             "(docs/geo.md); see 'one configuration' above for ours.",
             "The smooth sensitivity is the exact one (Λ-profile), not the reference code's, which "

@@ -21,15 +21,18 @@ at the smallest n checks the exact values. Both truths are reported: the soft qu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator, NullLocator
 
 from smoothdp.data import DATASETS, load_ca_incomes
 from smoothdp.data.synthetic import CA_INCOME_PROVENANCE, california_household_incomes
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, numerics_note, progress, save_figures
+from smoothdp.experiments.style import legend_outside, mechanism_style, styled, subplots, suptitle
 from smoothdp.geo import (
     GeoMechanism,
     GlobalLipschitz,
@@ -77,6 +80,12 @@ class Config:
     datasets: tuple[str, ...] = ("synthetic2022", "pums2000")
     mc_reps: int = 50
     mc_n: int = 400_000
+    #: How the simulated releases are computed: ``"float"`` (the papers' floating-point arithmetic) or
+    #: ``"exact"`` (the library's hardened default, each report rounded onto a public grid of spacing
+    #: ≤ 2⁻³⁶ of its scale). Same distributions up to that rounding, so the same MSE/ASE to ~1e−10
+    #: relative; "exact" costs several times the run time here. The exact path has its own tests and
+    #: benchmark (benchmarks/bench_exact_sampling.py).
+    numerics: str = "float"
 
 
 CONFIGS = {
@@ -93,13 +102,17 @@ CONFIGS = {
 }
 
 
-def _mechanisms(query: SoftThreshold, eps: float, ldp_unit: float) -> dict[str, GeoMechanism]:
+def _mechanisms(
+    query: SoftThreshold, eps: float, ldp_unit: float, numerics: str = "float"
+) -> dict[str, GeoMechanism]:
     return {
-        MECHANISMS[0]: SmoothSensitivityMechanism(query, epsilon=eps, noise="student_t", df=3),
-        MECHANISMS[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace"),
-        MECHANISMS[2]: GlobalLipschitz(query, epsilon=eps),
-        MECHANISMS[3]: NoiseAPriori(query, epsilon=eps),
-        MECHANISMS[4]: LocalDP(query, epsilon=eps * ldp_unit),
+        MECHANISMS[0]: SmoothSensitivityMechanism(
+            query, epsilon=eps, noise="student_t", df=3, numerics=numerics
+        ),
+        MECHANISMS[1]: SmoothSensitivityMechanism(query, epsilon=eps, noise="polyplace", numerics=numerics),
+        MECHANISMS[2]: GlobalLipschitz(query, epsilon=eps, numerics=numerics),
+        MECHANISMS[3]: NoiseAPriori(query, epsilon=eps, numerics=numerics),
+        MECHANISMS[4]: LocalDP(query, epsilon=eps * ldp_unit, numerics=numerics),
     }
 
 
@@ -193,7 +206,7 @@ def monte_carlo_check(config: Config, rng: np.random.Generator, pums: np.ndarray
             single, grid = SoftThreshold(t, theta), SoftThreshold(np.full(reps, t), theta)
             soft = float(np.mean(single.value(x)))
             exact = _mechanisms(single, eps, unit)
-            for name, mechanism in _mechanisms(grid, eps, unit).items():
+            for name, mechanism in _mechanisms(grid, eps, unit, config.numerics).items():
                 if isinstance(mechanism, NoiseAPriori):  # one noisy location per user and repetition
                     noisy = mechanism.privatize(np.broadcast_to(x, (reps, x.size)), rng=rng)
                     estimates = single.value(noisy).mean(axis=1)
@@ -220,17 +233,29 @@ def monte_carlo_check(config: Config, rng: np.random.Generator, pums: np.ndarray
     )
 
 
-def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
-    paths = []
+def _n_label(n: float) -> str:
+    return f"{n / 1e6:g}M" if n >= 1e6 or n % 100_000 == 0 else f"{n / 1e3:g}k"
+
+
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """Per data set, the 4 × 3 panels of the paper (one row per threshold t, one column per ε): the
+    plotted MSE of every mechanism against n. Panels of one row differ only in ε and share the y-scale;
+    one legend below all panels."""
+    table = tables["mse"]
     cols = {k: table.column(k) for k in ("dataset", "threshold", "epsilon", "n", "mechanism", "mse_soft")}
     width = max(len(e) for e in config.epsilons)
+    n_ticks = sorted(config.n_values)
+    out = {}
     for dataset in config.datasets:
-        fig, axes = plt.subplots(
-            len(config.thresholds), width, squeeze=False, figsize=(4.2 * width, 3.3 * len(config.thresholds))
-        )
+        fig, axes = subplots(len(config.thresholds), width, panel_size=(3.9, 2.9), sharex=True, sharey="row")
         for row, (t, eps_list) in enumerate(zip(config.thresholds, config.epsilons, strict=True)):
-            for col, eps in enumerate(eps_list):
+            for col in range(width):
                 ax = axes[row, col]
+                if col >= len(eps_list):
+                    ax.set_visible(False)
+                    continue
+                eps = eps_list[col]
                 for name in MECHANISMS:
                     mask = (
                         (cols["dataset"] == dataset)
@@ -238,20 +263,27 @@ def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
                         & np.isclose(cols["epsilon"], eps)
                         & (cols["mechanism"] == name)
                     )
-                    ax.plot(cols["n"][mask], cols["mse_soft"][mask], "o-", ms=3, label=name)
-                ax.set(
-                    xscale="log",
-                    yscale="log",
-                    title=f"t = {t:,.0f}, ε = 1/{1 / eps:,.0f}",
-                    xlabel="n",
-                    ylabel="MSE",
-                )
-                ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels (2×10⁵, ...) overlap
-        axes[0, 0].legend(fontsize=7)
-        fig.suptitle(f"one-way threshold, {DATASET_LABELS[dataset]}")
-        fig.tight_layout()
-        paths.append(save_figure(fig, out_dir, f"mse_{dataset}"))
-    return paths
+                    ax.plot(
+                        cols["n"][mask], cols["mse_soft"][mask], "o-", label=name, **mechanism_style(name)
+                    )
+                ax.set(xscale="log", yscale="log", title=f"t = ${t:,.0f}, ε = 1/{1 / eps:,.0f} per USD")
+                ax.set_xticks(n_ticks, [_n_label(n) for n in n_ticks])
+                ax.xaxis.set_minor_locator(NullLocator())  # the n values are the ticks
+                ax.yaxis.set_minor_locator(
+                    LogLocator(subs=(2.0, 5.0))
+                )  # 24 log panels: fewer ticks to lay out
+                if row == len(config.thresholds) - 1:
+                    ax.set_xlabel("n (users)")
+                if col == 0:
+                    ax.set_ylabel("MSE of the fraction above t")
+        legend_outside(fig, where="below", ncols=len(MECHANISMS))
+        suptitle(
+            fig,
+            f"One-way threshold: MSE of five geo-private estimates of the fraction above t against n "
+            f"({DATASET_LABELS[dataset]}; rows share a y-scale)",
+        )
+        out[f"mse_{dataset}"] = fig
+    return out
 
 
 def _mse(table: Table, dataset: str, t: float, eps: float, n: int, mechanism: str) -> float:
@@ -293,9 +325,10 @@ def headline(table: Table, check: Table, config: Config) -> str:
 
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     table, check = compute(config, rng)
+    tables = {"mse": table, "monte_carlo_check": check}
     return Outcome(
-        tables={"mse": table, "monte_carlo_check": check},
-        figures=plot(table, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(table, check, config),
         data=[
             CA_INCOME_PROVENANCE,
@@ -304,6 +337,7 @@ def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
             "person income of 2000, not household income of 2022: compare shapes, not levels",
         ],
         notes=[
+            numerics_note(config.numerics, "the Monte Carlo check"),
             "MSE is the exact expectation over the mechanisms' noise for the drawn data (the paper "
             "averages 100 noise repetitions); monte_carlo_check.csv runs the mechanisms themselves.",
             "The plotted MSE is against the soft query; mse_hard in mse.csv adds the smoothing bias "

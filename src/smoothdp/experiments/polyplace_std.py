@@ -10,12 +10,16 @@ curves. All numbers come from :func:`smoothdp.noise_std.noise_std_per_sensitivit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from smoothdp.experiments._framework import Outcome, Table, plt, save_figure
+from smoothdp.experiments._framework import Outcome, Table, save_figures
+from smoothdp.experiments.style import legend_outside, mechanism_style, styled, subplots, suptitle
 from smoothdp.noise_std import noise_std_per_sensitivity
 
 TITLE = "noise std per unit of smooth sensitivity against the smoothness β"
@@ -37,15 +41,16 @@ class Config:
 
 CONFIGS = {"full": Config(), "quick": Config(n_betas=100), "tiny": Config(n_betas=25)}
 
-#: (CSV column, label, matplotlib style) of each plotted curve.
+#: (CSV column, label) of each plotted curve; colours and line styles come from
+#: :func:`smoothdp.experiments.style.mechanism_style` (the same noise family, the same colour everywhere).
 CURVES = (
-    ("polyplace", "PolyPlace (HT Thm 8)", {"color": "C3", "lw": 2.2}),
-    ("student_t", "Student's T, BS19 constants", {"color": "C0"}),
-    ("cauchy", "generalized Cauchy, NRS constants", {"color": "C2"}),
-    ("laplace", "Laplace, (ε, δ = 1e-5)", {"color": "C1"}),
-    ("student_t_ly", "Student's T, Liang-Yi constants", {"color": "C0", "ls": ":"}),
-    ("cauchy_ly", "generalized Cauchy, Liang-Yi constants", {"color": "C2", "ls": ":"}),
-    ("global_laplace", "Laplace, global sensitivity (√2/ε)", {"color": "k", "ls": "--", "lw": 1}),
+    ("polyplace", "PolyPlace (HT Thm 8)"),
+    ("student_t", "Student's T, BS19 constants"),
+    ("cauchy", "generalized Cauchy, NRS constants"),
+    ("laplace", "Laplace, (ε, δ = 1e-5)"),
+    ("student_t_ly", "Student's T, Liang-Yi constants"),
+    ("cauchy_ly", "generalized Cauchy, Liang-Yi constants"),
+    ("global_laplace", "Laplace, global sensitivity (√2/ε)"),
 )
 COMPETITORS = ("student_t", "cauchy", "laplace", "student_t_ly", "cauchy_ly")
 
@@ -73,33 +78,49 @@ def compute(config: Config) -> Table:
     )
 
 
-def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
+def _style(label: str) -> dict[str, Any]:
+    style = mechanism_style(label)
+    if "global" in label:
+        style["linestyle"] = "--"  # a constant reference, not a smooth-sensitivity family
+    return style
+
+
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """Left: the std per unit of smooth sensitivity of every family against β; right: each family's std
+    divided by PolyPlace's (above 1: PolyPlace is better). One legend below both panels."""
+    table = tables["std_per_sensitivity"]
     beta = table.column("beta")
-    fig, (ax, ratio_ax) = plt.subplots(1, 2, figsize=(12, 4.6))
-    for name, label, style in CURVES:
+    fig, axes = subplots(1, 2, panel_size=(5.6, 4.2), sharex=True)
+    ax, ratio_ax = axes[0]
+    for name, label in CURVES:
         y = table.column(name)
-        ax.plot(beta, np.where(np.isfinite(y), y, np.nan), label=label, **style)
+        ax.plot(beta, np.where(np.isfinite(y), y, np.nan), label=label, **_style(label))
     ax.set(
         yscale="log",
-        xlabel="smoothness β (HT's γ)",
-        ylabel="noise std / smooth sensitivity",
-        title=f"noise std at ε = {config.epsilon:g}",
+        xlabel="smoothness β (HT's γ; ε = 1)",
+        ylabel="noise std / smooth sensitivity (unitless)",
+        title="noise std per unit of smooth sensitivity",
         ylim=(1.0, 100.0),
     )
-    ax.legend(fontsize=8)
     poly = table.column("polyplace")
-    for name, label, style in CURVES[1:6]:
+    for name, label in CURVES[1:6]:
         y = table.column(name)
-        ratio_ax.plot(beta, np.where(np.isfinite(y), y / poly, np.nan), label=label, **style)
-    ratio_ax.axhline(1.0, color="C3", lw=2.2, label="PolyPlace")
+        ratio_ax.plot(beta, np.where(np.isfinite(y), y / poly, np.nan), label=label, **_style(label))
+    ratio_ax.axhline(1.0, label=CURVES[0][1], **_style(CURVES[0][1]))
     ratio_ax.set(
         yscale="log",
-        xlabel="smoothness β",
-        ylabel="std / PolyPlace std",
+        xlabel="smoothness β (HT's γ; ε = 1)",
+        ylabel="std / PolyPlace std (unitless)",
         title="ratio to PolyPlace (above 1: PolyPlace is better)",
     )
-    ratio_ax.legend(fontsize=8)
-    return [save_figure(fig, out_dir, "std_per_sensitivity")]
+    legend_outside(fig, where="below", ncols=4)
+    suptitle(
+        fig,
+        "Noise std of each smooth-sensitivity noise family against the smoothness β at "
+        f"ε = {config.epsilon:g} (curves end where a family stops being admissible)",
+    )
+    return {"std_per_sensitivity": fig}
 
 
 def headline(table: Table, config: Config) -> str:
@@ -119,9 +140,10 @@ def headline(table: Table, config: Config) -> str:
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     """Analytic (no randomness): ``rng`` is unused."""
     table = compute(config)
+    tables = {"std_per_sensitivity": table}
     return Outcome(
-        tables={"std_per_sensitivity": table},
-        figures=plot(table, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(table, config),
         data=[
             "none: closed-form standard deviations "

@@ -17,13 +17,16 @@ fractions 0.15 and 0.3; ε = 1, δ = 1e−8, 100,000 trials per point. All mecha
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from smoothdp.central import PrivateRatio, ratio_local_sensitivity_laplace
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, progress, save_figures
+from smoothdp.experiments.style import legend_outside, mechanism_style, styled, subplots, suptitle
 
 TITLE = "private ratio a/b: naive, bounded local sensitivity and KSW"
 SOURCE = (
@@ -115,22 +118,41 @@ def compute(config: Config, rng: np.random.Generator) -> Table:
     )
 
 
-def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """One panel per b: the MAE of each method against a/b (the ε₁ fractions of the bounded-local-
+    sensitivity method told apart by line style); one legend below. The panels do not share a y-scale:
+    the error falls like 1/b and each panel compares the methods at its own b."""
+    table = tables["mae"]
     bs = list(dict.fromkeys(table.column("b").tolist()))
-    fig, axes = plt.subplots(1, len(bs), figsize=(5.2 * len(bs), 4.4), squeeze=False)
+    fig, axes = subplots(1, len(bs), panel_size=(4.4, 3.6), sharex=True)
     b_col, method_col = table.column("b"), table.column("method")
     for ax, b in zip(axes[0], bs, strict=True):
+        bounded = 0
         for method in dict.fromkeys(method_col[b_col == b].tolist()):
             mask = (b_col == b) & (method_col == method)
-            style = {"ls": "--", "color": "k", "lw": 1} if method.startswith("non-private") else {}
-            ax.plot(table.column("ratio")[mask], table.column("mae")[mask], label=method, **style)
-        ax.set(yscale="log", title=f"b = {b:,}", xlabel="a / b", ylabel="mean absolute error")
-        ax.legend(fontsize=7)
-    fig.suptitle(
-        f"private a/b, ε = {config.epsilon:g}, δ = {config.delta:g}, {config.trials:,} trials per point"
+            variant = 0
+            if method.startswith("bounded"):
+                variant, bounded = bounded, bounded + 1
+            ax.plot(
+                table.column("ratio")[mask],
+                table.column("mae")[mask],
+                label=method,
+                **mechanism_style(method, variant=variant),
+            )
+        ax.set(
+            yscale="log",
+            title=f"b = {b:,.0f}",
+            xlabel="true ratio a / b (unitless)",
+            ylabel="MAE of the released a / b",
+        )
+    legend_outside(fig, where="below", ncols=4)
+    suptitle(
+        fig,
+        f"Private ratio a/b: mean absolute error of naive, bounded-local-sensitivity and KSW releases, "
+        f"ε = {config.epsilon:g}, δ = {config.delta:g}, {config.trials:,} trials per point",
     )
-    fig.tight_layout()
-    return [save_figure(fig, out_dir, "mae_against_ratio")]
+    return {"mae_against_ratio": fig}
 
 
 def headline(table: Table) -> str:
@@ -156,9 +178,10 @@ def headline(table: Table) -> str:
 
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     table = compute(config, rng)
+    tables = {"mae": table}
     return Outcome(
-        tables={"mae": table},
-        figures=plot(table, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(table),
         data=["none: counts (a, b) are set directly, a = round(ratio·b)"],
         notes=[

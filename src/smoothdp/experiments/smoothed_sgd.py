@@ -12,12 +12,15 @@ the largest mean over r. δ(x) is computed **exactly** (subset-sum recursion) ra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, progress, save_figures
+from smoothdp.experiments.style import legend_outside, sequence_colours, styled, subplots, suptitle
 from smoothdp.smoothed_dp import QuantizedSamplingAverage
 from smoothdp.smoothed_dp.montecarlo import quantized_average_delta_mc, sampled_smoothed_delta
 from smoothdp.smoothed_dp.quantized import quantized_average_deltas, quantized_normal_pmf
@@ -151,33 +154,43 @@ def compute(config: Config, rng: np.random.Generator) -> tuple[Table, Table]:
     )
 
 
-def plot(table: Table, config: Config, out_dir: Path) -> list[Path]:
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """δ_SDP against n for the plotted ε (one colour per ε, small to large; shaded: the 99% interval;
+    crosses: the paper's readings), against DP's δ = T/n and 1/n; the legend right of the data."""
+    table = tables["delta_sdp"]
+    fig, axes = subplots(1, 1, panel_size=(6.4, 4.4))
+    ax = axes[0, 0]
     eps_col, n_col = table.column("epsilon"), table.column("n")
-    for eps in config.plotted_epsilons:
+    for eps, colour in zip(
+        config.plotted_epsilons, sequence_colours(len(config.plotted_epsilons)), strict=True
+    ):
         mask = np.isclose(eps_col, eps)
-        line = ax.plot(n_col[mask], table.column("delta_sdp")[mask], "o-", label=f"smoothed DP, ε = {eps:g}")
+        ax.plot(
+            n_col[mask],
+            table.column("delta_sdp")[mask],
+            "o-",
+            color=colour,
+            label=f"smoothed DP, ε = {eps:g}",
+        )
         ax.fill_between(
             n_col[mask],
             np.maximum(table.column("ci_low")[mask], 1e-12),
             table.column("ci_high")[mask],
-            color=line[0].get_color(),
+            color=colour,
             alpha=0.2,
         )
         readings = [(n, v) for (e, n), v in PAPER_READINGS.items() if e == eps]
         if readings:
-            ax.plot(*zip(*readings, strict=True), "x", color=line[0].get_color(), ms=9)
+            ax.plot(*zip(*readings, strict=True), "x", color=colour, ms=9, mew=1.8)
+    ax.plot([], [], "x", color="0.4", ms=9, mew=1.8, label="the paper's figure (read off)")
     first = np.isclose(eps_col, config.plotted_epsilons[0])
     ax.plot(n_col[first], table.column("dp_delta")[first], "k--", label="DP, any ε (δ = T/n)")
     ax.plot(n_col[first], table.column("one_over_n")[first], "k:", label="1/n")
-    ax.set(
-        yscale="log",
-        xlabel="number of records n",
-        ylabel="δ",
-        title="one SGD step, 8-bit gradients (x: the paper's figure)",
-    )
-    ax.legend(fontsize=8)
-    return [save_figure(fig, out_dir, "delta_sdp_against_n")]
+    ax.set(yscale="log", xlabel="number of records n", ylabel="δ (probability, unitless)")
+    legend_outside(fig, where="right")
+    suptitle(fig, "One SGD step with 8-bit gradients: smoothed-DP δ against DP's δ")
+    return {"delta_sdp_against_n": fig}
 
 
 def headline(table: Table, check: Table, config: Config) -> str:
@@ -200,9 +213,10 @@ def headline(table: Table, check: Table, config: Config) -> str:
 
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     table, check = compute(config, rng)
+    tables = {"delta_sdp": table, "monte_carlo_check": check}
     return Outcome(
-        tables={"delta_sdp": table, "monte_carlo_check": check},
-        figures=plot(table, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(table, check, config),
         data=[
             "SYNTHETIC 8-bit gradients: N_8bit(μ, 0.12²) for μ = 0 and 0.2 (the paper's model: a truncated "
