@@ -30,15 +30,7 @@ from smoothdp.experiments.style import (
 )
 
 #: The experiments whose figures this file checks (smoothed-elections has its own tests).
-NAMES = (
-    "polyplace-std",
-    "geo-threshold",
-    "geo-two-way",
-    "geo-kde",
-    "central-adaptive",
-    "private-ratio",
-    "smoothed-sgd",
-)
+NAMES = tuple(name for name in EXPERIMENTS if name != "smoothed-elections")
 
 
 def _figures(tiny_run, name):

@@ -290,17 +290,8 @@ def quantiles(
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
         chosen = method
-        if chosen == "auto":
+        if chosen in ("auto", "joint_exp"):
             joint = JointQuantiles(
-                unique, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, numerics=numerics
-            )
-            chosen = choose_method(
-                n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
-            )
-            if chosen not in ("joint_exp", "recursive"):
-                chosen = "recursive"
-        if chosen == "joint_exp":
-            return JointQuantiles(
                 qarr,
                 epsilon=eps_main,
                 bounds=(lo, hi),
@@ -309,6 +300,14 @@ def quantiles(
                 clamp=clamp,
                 numerics=numerics,
             )
+        if chosen == "auto":
+            chosen = choose_method(
+                n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
+            )
+            if chosen not in ("joint_exp", "recursive"):
+                chosen = "recursive"
+        if chosen == "joint_exp":
+            return joint
         if chosen == "recursive":
             return RecursiveQuantiles(
                 qarr, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics

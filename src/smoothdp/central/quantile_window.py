@@ -50,10 +50,11 @@ def window_half_width(n: int, coef: float) -> int:
     return max(1, math.ceil((math.log(n + 2.0) + _REACH) / coef))
 
 
-def _dyadic(logw: float) -> Fraction:
-    """The exact float weight Ŵ = f·2^k of a natural-log weight (what :func:`exact_categorical` draws by)."""
-    k, f = _dyadic_parts(np.array([logw]))
-    return Fraction(float(f[0])) * Fraction(2) ** int(k[0])
+def _dyadic(logw: NDArray[np.float64]) -> list[Fraction]:
+    """The exact float weights Ŵ = f·2^k of natural-log weights (what :func:`exact_categorical` draws by:
+    the same call on the same array)."""
+    k, f = _dyadic_parts(logw)
+    return [Fraction(float(ff)) * Fraction(2) ** int(kk) for kk, ff in zip(k, f, strict=True)]
 
 
 class _Outcomes:
@@ -185,9 +186,7 @@ def sample_em_windowed(
             regions.append(("right", mass, _log_region_bound(mass, b - target, coef, eta)))
     logw = np.concatenate((outcomes.logw, [lr for *_, lr in regions]))
     size = outcomes.logw.size
-    # Û of each region exactly as exact_categorical sees it (the same call on the same array).
-    kk, ff = _dyadic_parts(logw)
-    bounds = [Fraction(float(ff[size + i])) * Fraction(2) ** int(kk[size + i]) for i in range(len(regions))]
+    bounds = _dyadic(logw)[size:]  # Û of each region exactly as exact_categorical sees it
     while True:
         idx = exact_categorical(logw, rng)
         if idx < size:
@@ -285,21 +284,14 @@ def _sample_region(
         logw = math.log(lattice.mass) - coef * dist
         mu_outcome = Fraction(lattice.mass)
     else:
-        if atom_value is not None:
-            k = int(np.searchsorted(full, atom_value, side="left")) - first  # the gap holding the atom
-        else:
-            k = _uniform_gap(edges, rng)
+        k = below - first if atom_value is not None else _uniform_gap(edges, rng)  # the gap holding y
         lo, hi = float(edges[k]), float(edges[k + 1])
-        gap = _Outcomes(np.array([lo, hi]), first + k, n, 0, 0, target=target, coef=coef, lattice=None)
-        m = 0 if lattice is None else int(lattice.scan(np.array([lo, hi]))[0][0])
-        mu_outcome = Fraction(hi) - Fraction(lo) + (0 if lattice is None else Fraction(lattice.mass) * m)
+        gap = _Outcomes(np.array([lo, hi]), first + k, n, 0, 0, target=target, coef=coef, lattice=lattice)
+        logw = float(gap.logw[0])  # the gap's weight (the knots of its two edges are not used)
+        mu_outcome = Fraction(hi) - Fraction(lo)
         if lattice is not None:
-            with np.errstate(divide="ignore"):
-                log_gap = float(np.log(np.float64(hi - lo) + lattice.mass * float(m)))
-            logw = log_gap - coef * abs(float(first + k) - target)
-        else:
-            logw = float(gap.logw[0])
-    accept = _dyadic(logw) * mass / (bound * mu_outcome)
+            mu_outcome += Fraction(lattice.mass) * int(gap.counts[0])
+    accept = _dyadic(np.array([logw]))[0] * mass / (bound * mu_outcome)
     if accept > 1:
         raise RuntimeError("internal error: the outside-region bound of the windowed sampler does not hold")
     if not _bernoulli(accept.numerator, accept.denominator, rng):

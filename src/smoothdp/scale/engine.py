@@ -130,7 +130,8 @@ class Records(ABC):
         return self.exact_sum_open(-np.inf, np.inf)
 
     def sorted_values(self) -> NDArray[np.float64]:
-        """Every record, sorted: the whole window (mechanisms that need all order statistics)."""
+        """Every record, sorted: the whole window (mechanisms that need all order statistics; on Dask this
+        gathers the column on the driver, O(n) memory)."""
         return self.window(1, self.n).values
 
 
@@ -157,9 +158,6 @@ class SortedRecords(Records):
     def __init__(self, sorted_values: NDArray[np.float64]) -> None:
         super().__init__(sorted_values.size)
         self.values = sorted_values
-
-    def window(self, lo: int, hi: int) -> RankWindow:
-        return window_sorted(self.values, max(int(lo), 1), min(int(hi), self.n))
 
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         return window_sorted(self.values, lo, hi)
@@ -222,10 +220,6 @@ class DaskRecords(Records):
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         return self.backend.exact_sum_open(lower, upper)
-
-    def sorted_values(self) -> NDArray[np.float64]:
-        """Every record on the driver (only for mechanisms that need them all; O(n) driver memory)."""
-        return super().sorted_values()
 
 
 # -- the data policy, in memory or block by block ------------------------------------------------------------
