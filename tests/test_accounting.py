@@ -108,3 +108,50 @@ def test_ledger_round_trips_through_a_dict():
     acc.charge(ApproxDP(0.25, 1e-7, neighbours="add_remove"), label="b")
     again = Accountant.from_dict(acc.to_dict())
     assert again.spent == acc.spent and [c.label for c in again] == ["a", "b"]
+
+
+def test_ledger_round_trips_through_json_with_times_and_composition():
+    import json
+    import re
+
+    acc = Accountant(epsilon=3.0, delta=1e-5, slack=1e-6)
+    acc.charge(PureDP(0.25), label="a")
+    acc.charge(ApproxDP(0.25, 1e-7, neighbours="add_remove"), label="b")
+    acc.charge(ZCDP(0.01), label="c")
+    written = json.dumps(acc.to_dict())
+    again = Accountant.from_dict(json.loads(written))
+    assert again.total == acc.total and again.neighbours == "substitution" and again.slack == 1e-6
+    assert again.spent == acc.spent and again.remaining == acc.remaining
+    assert [(c.label, c.guarantee, c.counted, c.time) for c in again] == [
+        (c.label, c.guarantee, c.counted, c.time) for c in acc
+    ]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", c.time) for c in again)
+    data = json.loads(written)
+    assert data["total"] == {"epsilon": 3.0, "delta": 1e-5}
+    # the add/remove charge is recorded as counted on this substitution budget: (2ε, (1 + e^ε)δ)
+    assert data["charges"][1]["epsilon"] == 0.5
+    assert data["charges"][1]["delta"] == pytest.approx((1 + math.exp(0.25)) * 1e-7)
+    assert "epsilon" not in data["charges"][2]  # a zCDP charge has a ρ, not an (ε, δ) of its own
+    assert json.dumps(again.to_dict()) == written  # a fixed point
+
+
+def test_from_dict_rejects_what_is_not_a_consistent_ledger():
+    good = Accountant(epsilon=1.0)
+    good.charge(PureDP(0.5), label="a")
+    data = good.to_dict()
+    bad = {
+        "a list": [],
+        "no total": {k: v for k, v in data.items() if k != "total"},
+        "other format": {**data, "format": "csv"},
+        "newer version": {**data, "version": 2},
+        "string epsilon": {**data, "total": {"epsilon": "1", "delta": 0.0}},
+        "charges not a list": {**data, "charges": {}},
+        "unknown guarantee": {**data, "charges": [{**data["charges"][0], "guarantee": {"type": "os"}}]},
+        "edited epsilon": {**data, "charges": [{**data["charges"][0], "epsilon": 0.1}]},
+        "over budget": {**data, "charges": data["charges"] * 3},
+    }
+    for name, value in bad.items():
+        with pytest.raises(ValueError):
+            Accountant.from_dict(value)
+        assert name
+    assert Accountant.from_dict(data).spent == 0.5

@@ -31,6 +31,7 @@ is 1 + 2.8e−17 in binary). ``spent`` and ``remaining`` are those exact totals 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Iterator
@@ -93,6 +94,8 @@ class Charge:
     guarantee: PrivacyGuarantee
     counted: PrivacyGuarantee
     label: str = ""
+    #: When it was charged: UTC, ISO 8601 to the second (kept by :meth:`Accountant.to_dict`).
+    time: str = ""
 
 
 class Accountant:
@@ -206,7 +209,7 @@ class Accountant:
         counted = self.counted(guarantee)
         with self._lock:
             self._would_fit(counted, label, guarantee)
-            entry = Charge(guarantee, counted, label)
+            entry = Charge(guarantee, counted, label, _utc_now())
             self._charges.append(entry)
         return entry
 
@@ -253,36 +256,121 @@ class Accountant:
 
     # -- persistence (for pipelines: one budget across processes) ----------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The budget and the ledger as JSON-ready values (see :meth:`from_dict`)."""
+        """The budget and the ledger as JSON-ready values (see :meth:`from_dict`).
+
+        ``{"format": "smoothdp accountant", "version": 1, "total": {"epsilon", "delta"}, "neighbours",
+        "metric", "slack", "charges": [...], "spent": {...}, "remaining": {...}}``; each charge holds its
+        ``label``, the ``epsilon`` and ``delta`` counted on this budget, its ``time`` (UTC, ISO 8601) and the
+        ``guarantee`` the release declared (:meth:`~smoothdp.privacy.PrivacyGuarantee.as_dict`). ``spent``
+        and ``remaining`` are informational: :meth:`from_dict` recomputes them from the charges. Floats are
+        kept exactly by ``json`` (shortest round-trip repr).
+        """
+        spent, remaining = self.spent, self.remaining
         return {
-            "epsilon": self._epsilon,
-            "delta": self._delta,
+            "format": PERSISTENCE_FORMAT,
+            "version": PERSISTENCE_VERSION,
+            "total": {"epsilon": self._epsilon, "delta": self._delta},
             "neighbours": self.neighbours,
             "metric": self.metric,
             "slack": self.slack,
-            "charges": [{"label": c.label, "guarantee": c.guarantee.as_dict()} for c in self._charges],
+            "charges": [_charge_dict(c) for c in self._charges],
+            "spent": {"epsilon": spent.epsilon, "delta": spent.delta},
+            "remaining": {"epsilon": remaining.epsilon, "delta": remaining.delta},
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Accountant:
-        """Rebuild an accountant written by :meth:`to_dict` (charges replayed through the budget check)."""
+    def from_dict(cls, data: Any) -> Accountant:
+        """Rebuild an accountant written by :meth:`to_dict`: the charges are replayed through the budget
+        check, in order, keeping their labels and times.
+
+        Anything else is a ``ValueError`` that says what is wrong: not a mapping, another format or version,
+        a missing or mistyped field, a charge whose recorded ε or δ is not what this budget counts for its
+        guarantee, or a ledger that exceeds its own total.
+        """
+        try:
+            return cls._from_dict(data)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a smoothdp accountant: bad or missing field ({error!r})") from None
+        except BudgetError as error:
+            raise ValueError(f"the ledger exceeds its own budget: {error}") from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Accountant:
+        if not isinstance(data, dict):
+            raise ValueError(f"not a smoothdp accountant: expected a JSON object, got {type(data).__name__}")
+        if data.get("format", PERSISTENCE_FORMAT) != PERSISTENCE_FORMAT:
+            raise ValueError(f"not a smoothdp accountant: format {data.get('format')!r}")
+        if data.get("version", PERSISTENCE_VERSION) != PERSISTENCE_VERSION:
+            raise ValueError(
+                f"unsupported accountant version {data.get('version')!r} (this smoothdp reads version "
+                f"{PERSISTENCE_VERSION})"
+            )
+        total = data["total"] if "total" in data else data  # version 1 also read the flat form
         acc = cls(
-            data["epsilon"],
-            data["delta"],
+            _number(total["epsilon"], "total epsilon"),
+            _number(total["delta"], "total delta"),
             neighbours=data["neighbours"],
             metric=data.get("metric"),
-            slack=data.get("slack", 0.0),
+            slack=_number(data.get("slack", 0.0), "slack"),
         )
-        for c in data.get("charges", ()):
-            acc.charge(_guarantee_from_dict(c["guarantee"]), label=c.get("label", ""))
+        charges = data.get("charges", [])
+        if not isinstance(charges, list):
+            raise ValueError(
+                f"not a smoothdp accountant: charges must be a list, got {type(charges).__name__}"
+            )
+        for i, c in enumerate(charges):
+            if not isinstance(c, dict):
+                raise ValueError(f"charge {i} is not a JSON object")
+            label, when = c.get("label", ""), c.get("time", "")
+            if not isinstance(label, str) or not isinstance(when, str):
+                raise ValueError(f"charge {i}: label and time must be strings")
+            entry = acc.charge(_guarantee_from_dict(c["guarantee"]), label=label)
+            if isinstance(entry.counted, Guarantee) and ("epsilon" in c or "delta" in c):
+                counted = _ed(entry.counted)
+                recorded = (_number(c["epsilon"], "epsilon"), _number(c["delta"], "delta"))
+                if recorded != counted:
+                    raise ValueError(
+                        f"charge {i} ({label or 'no label'}) records (ε, δ) = {recorded} but this budget "
+                        f"counts {counted} for its guarantee {entry.guarantee}: the ledger was edited or is "
+                        "corrupt"
+                    )
+            acc._charges[-1] = dataclasses.replace(entry, time=when)
         return acc
 
 
-def _guarantee_from_dict(d: dict[str, Any]) -> PrivacyGuarantee:
+#: The ``format`` and ``version`` fields of :meth:`Accountant.to_dict`.
+PERSISTENCE_FORMAT = "smoothdp accountant"
+PERSISTENCE_VERSION = 1
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number; got {value!r}")
+    return float(value)
+
+
+def _charge_dict(c: Charge) -> dict[str, Any]:
+    entry: dict[str, Any] = {"label": c.label}
+    if isinstance(c.counted, Guarantee):  # (ε, δ) as counted on this budget; a zCDP charge has a ρ instead
+        entry["epsilon"], entry["delta"] = c.counted.epsilon, c.counted.delta
+    entry["time"] = c.time
+    entry["guarantee"] = c.guarantee.as_dict()
+    return entry
+
+
+def _guarantee_from_dict(d: Any) -> PrivacyGuarantee:
     from smoothdp import privacy
 
+    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
+        raise ValueError(f"a charge's guarantee must be an object with a 'type'; got {d!r}")
     fields = dict(d)
-    kind = getattr(privacy, fields.pop("type"))
+    kind = getattr(privacy, fields.pop("type"), None)
     if not (isinstance(kind, type) and issubclass(kind, PrivacyGuarantee)):
         raise ValueError(f"unknown guarantee type {d['type']!r}")
     return kind(**fields)

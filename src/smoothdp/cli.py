@@ -17,35 +17,69 @@
   bounds are clipped. The number of such cells is never printed. ``--seed`` makes a simulation: the output
   starts with "NOT PRIVATE (simulation: seeded generator)".
 
+A privacy budget across invocations (``--budget FILE``): ``smoothdp budget init FILE --epsilon 3
+[--delta D] [--neighbours substitution|add_remove] [--slack S]`` creates the file with its total (it never
+overwrites one); ``release ... --budget FILE`` then charges every release to it, and ``smoothdp budget show
+FILE [--json]`` prints what is spent and what is left. A release with ``--budget``:
+
+1. takes an exclusive lock (``fcntl.flock`` on the sidecar ``FILE.lock``, created next to it and left in
+   place), so that concurrent invocations on one budget run one after the other and two of them can never
+   both spend the last ε;
+2. reads the ledger (:meth:`smoothdp.Accountant.from_dict`: the charges are replayed through the
+   accountant's composition; a file that is not a budget, or whose ledger is inconsistent, is an error)
+   and checks that the release's guarantee fits, *before* the data is read: when it does not, nothing is
+   read, no noise is drawn, nothing about the data is printed, and the exit status is 3; a release under a
+   relation the budget cannot count (a substitution release on an add/remove budget) is an error (2);
+3. reads the data and runs the release with the accountant, which is charged just before the noise is
+   drawn (an add/remove release on a substitution budget counts 2ε by group privacy);
+4. writes the ledger back (a temporary file in the same folder, fsync, ``os.replace``: a reader sees the
+   old or the new ledger, never half of one), whenever the mechanism was charged, whether or not it then
+   succeeded; only then prints the release, with the budget left.
+
 Exit status (:data:`EXIT_CODES`): 0 success (a refused release too: the status never depends on the data);
-2 a usage or parameter error (unknown experiment, bad ε, missing file or column), one line on stderr;
-1 an unexpected error (or a failed reproduction), one line on stderr.
+2 a usage or parameter error (unknown experiment, bad ε, missing file or column, a missing, corrupt or
+mismatched budget file), one line on stderr; 3 the ``--budget`` cannot pay for the release (nothing read,
+drawn, released or charged), one line on stderr; 1 an unexpected error (or a failed reproduction), one line
+on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:  # numpy is imported by the commands that need it: `smoothdp --help` stays fast
     import numpy as np
 
+    from smoothdp.accounting import Accountant
+    from smoothdp.privacy import PrivacyGuarantee
+
 __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_BUDGET = 3
 #: The exit statuses, as documented in ``smoothdp --help``.
 EXIT_CODES = """exit status:
   0  success (a refused release too: the status never depends on the data)
-  2  usage or parameter error, one line on stderr
+  2  usage or parameter error (a missing, corrupt or mismatched --budget file too), one line on stderr
+  3  --budget cannot pay for the release: nothing read, drawn, released or charged; one line on stderr
   1  unexpected error (or a failed reproduction), one line on stderr"""
+#: The neighbour relations a ``smoothdp budget init`` file can count (the releases' relations).
+BUDGET_RELATIONS = ("substitution", "add_remove")
 JSON_EXAMPLE = "smoothdp release median - --column age --epsilon 1 --bounds 0 125 --json < people.csv"
+BUDGET_EXAMPLE = (
+    "smoothdp budget init budget.json --epsilon 3\n"
+    "  smoothdp release median people.csv --column age --epsilon 1 --bounds 0 125 --budget budget.json\n"
+    "  smoothdp budget show budget.json"
+)
 STATISTICS = ("median", "quantile", "quantiles", "trimmed-mean", "mean")
 #: Methods of 'median' and 'quantile'; 'quantiles' also takes joint_exp and recursive.
 METHODS = ("auto", "exponential", "smooth_sensitivity")
@@ -60,6 +94,10 @@ NOT_PRIVATE = "   (computed from the data, NOT private: do not publish)"
 
 class CliError(Exception):
     """A user error: printed as one line on stderr, exit status 2."""
+
+
+class BudgetRefused(Exception):
+    """The ``--budget`` file cannot pay for the release: one line on stderr, exit status 3."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -181,6 +219,50 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON object: the public fields (value at full precision) and 'simulation'",
     )
+    release.add_argument(
+        "--budget",
+        default=None,
+        metavar="FILE",
+        help=(
+            "charge the release to this budget file (made by 'smoothdp budget init'), under a lock, before "
+            "the data is read; exit 3 and nothing released when it cannot pay"
+        ),
+    )
+
+    budget = commands.add_parser(
+        "budget",
+        help="a privacy budget file shared by several 'release --budget FILE' invocations",
+        epilog=f"example:\n  {BUDGET_EXAMPLE}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = budget.add_subparsers(
+        dest="budget_command", parser_class=_Parser, required=True, metavar="{init,show}"
+    )
+    init = actions.add_parser("init", help="create a budget file with its total (never overwrites one)")
+    init.add_argument("file", metavar="FILE", help="the budget file to create (JSON)")
+    init.add_argument("--epsilon", required=True, type=float, metavar="E", help="the total ε > 0")
+    init.add_argument(
+        "--delta", type=float, default=0.0, metavar="D", help="the total δ in [0, 1) (default 0)"
+    )
+    init.add_argument(
+        "--neighbours",
+        default="substitution",
+        choices=BUDGET_RELATIONS,
+        help=(
+            "what the budget protects (default substitution: it also counts add/remove releases, the mean, "
+            "at 2ε by group privacy; add_remove takes only add/remove releases)"
+        ),
+    )
+    init.add_argument(
+        "--slack",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="δ' in [0, delta] reserved for advanced composition and zCDP (default 0: basic composition)",
+    )
+    show = actions.add_parser("show", help="print the total, what is spent and left, and every charge")
+    show.add_argument("file", metavar="FILE", help="a budget file")
+    show.add_argument("--json", action="store_true", help="print the ledger as one JSON object")
     return parser
 
 
@@ -318,8 +400,11 @@ def _engine(name: str) -> Any:
     return Client(address)
 
 
-def _release_statistic(args: argparse.Namespace, data: Any, bounds: tuple[float, float]) -> Any:
-    """The library's entry point for the statistic, with its defaults (method, clipping, clamping)."""
+def _release_statistic(
+    args: argparse.Namespace, data: Any, bounds: tuple[float, float], accountant: Accountant | None = None
+) -> Any:
+    """The library's entry point for the statistic, with its defaults (method, clipping, clamping); the
+    library charges ``accountant`` (if any) before it draws the noise."""
     import smoothdp
     from smoothdp.rng import default_rng
 
@@ -330,6 +415,8 @@ def _release_statistic(args: argparse.Namespace, data: Any, bounds: tuple[float,
         "rng": default_rng(args.seed),
         "engine": _engine(args.engine),
     }
+    if accountant is not None:
+        common["accountant"] = accountant
     # Smooth-sensitivity options only when asked for: they select that method under method="auto".
     if args.statistic == "quantiles":
         if args.noise is not None or args.delta:
@@ -371,7 +458,16 @@ def _cmd_release(args: argparse.Namespace) -> int:
         raise CliError(f"--epsilon must be a finite number > 0; got {args.epsilon}")
     if args.bounds is not None and not args.bounds[0] < args.bounds[1]:
         raise CliError(f"--bounds must satisfy LOW < HIGH; got {args.bounds[0]} {args.bounds[1]}")
+    if args.budget is not None:
+        return _release_with_budget(args, Path(args.budget))
     data = _load_column(args.file, args.column, args.engine)
+    _check_release_options(args)
+    release = _run_release(args, data)
+    _print_release_output(args, release)
+    return EXIT_OK
+
+
+def _check_release_options(args: argparse.Namespace) -> None:
     if args.bounds is None:
         raise CliError(
             "--bounds LOW HIGH is required: public bounds on the values (deriving them from the "
@@ -379,32 +475,271 @@ def _cmd_release(args: argparse.Namespace) -> int:
         )
     if args.seed is not None and args.seed < 0:
         raise CliError(f"--seed must be a non-negative integer; got {args.seed}")
+
+
+def _run_release(args: argparse.Namespace, data: Any, accountant: Accountant | None = None) -> Any:
+    from smoothdp.accounting import BudgetError
+
     try:
-        release = _release_statistic(args, data, (args.bounds[0], args.bounds[1]))
+        return _release_statistic(args, data, (args.bounds[0], args.bounds[1]), accountant)
+    except BudgetError as error:  # the library's own check, before its noise (module docstring, step 3)
+        raise BudgetRefused(str(error)) from None
     except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
+
+
+def _source(args: argparse.Namespace) -> str:
+    return "standard input" if args.file == "-" else args.file
+
+
+def _print_release_output(
+    args: argparse.Namespace, release: Any, budget: dict[str, Any] | None = None
+) -> None:
     simulation = args.seed is not None or bool(getattr(release, "is_simulation", False))
     if args.json:
-        _print_json(release, simulation=simulation)
+        _print_json(release, simulation=simulation, budget=budget)
     else:
-        source = "standard input" if args.file == "-" else args.file
-        _print_release(release, f"{args.statistic} of {args.column} in {source}", simulation=simulation)
+        statistic = f"{args.statistic} of {args.column} in {_source(args)}"
+        _print_release(release, statistic, simulation=simulation, budget=budget)
+
+
+# ---------------------------------------------------------------------------------------- budget
+
+
+def _release_with_budget(args: argparse.Namespace, path: Path) -> int:
+    """``release --budget``: lock, load, check, read, release (charged), save, print (module docstring)."""
+    _check_release_options(args)
+    expected = _expected_guarantee(args)
+    with _locked(path):
+        accountant = _load_budget(path)
+        _check_budget(accountant, expected, path, args)
+        data = _load_column(args.file, args.column, args.engine)  # only now is the data read
+        before = len(accountant)
+        try:
+            release = _run_release(args, data, accountant)
+        finally:  # charged (the noise may have been drawn): on file before anything is printed
+            if len(accountant) > before:
+                _save_budget(path, accountant, new_from=before, context=_budget_label(args))
+    left = accountant.remaining
+    summary = {
+        "file": str(path),
+        "charged": [_budget_amount(c.counted) for c in accountant.charges[before:]],
+        "remaining": {"epsilon": left.epsilon, "delta": left.delta},
+    }
+    _print_release_output(args, release, summary)
     return EXIT_OK
 
 
-def _print_json(release: Any, *, simulation: bool) -> None:
+def _expected_guarantee(args: argparse.Namespace) -> PrivacyGuarantee:
+    """The guarantee the release will declare, from its public parameters only: ε (and δ) under
+    add/remove for the mean, substitution for the others (tests/test_cli.py checks it against the library)."""
+    from smoothdp.privacy import ApproxDP, PureDP
+
+    neighbours = "add_remove" if args.statistic == "mean" else "substitution"
+    try:
+        if args.delta:
+            return ApproxDP(args.epsilon, args.delta, neighbours=neighbours)
+        return PureDP(args.epsilon, neighbours=neighbours)
+    except ValueError as error:
+        raise CliError(str(error).splitlines()[0]) from None
+
+
+def _check_budget(
+    accountant: Accountant, expected: PrivacyGuarantee, path: Path, args: argparse.Namespace
+) -> None:
+    """Refuse (exit 3) a release the budget cannot pay for, or (exit 2) one it cannot count at all."""
+    from smoothdp.accounting import BudgetError
+
+    try:
+        accountant.check(expected, label=_budget_label(args))
+    except BudgetError as error:
+        raise BudgetRefused(f"budget {path}: {error}") from None
+    except ValueError:
+        raise CliError(
+            f"budget file {path} counts neighbours={accountant.neighbours!r}; a {args.statistic} release "
+            f"is {expected} under {expected.neighbours!r}, which it cannot count (a substitution budget "
+            "counts both relations)"
+        ) from None
+
+
+def _budget_label(args: argparse.Namespace) -> str:
+    label = f"{args.statistic} of {args.column} in {_source(args)}"
+    return label + (" [simulation: seeded]" if args.seed is not None else "")
+
+
+def _budget_amount(guarantee: Any) -> dict[str, float]:
+    return {"epsilon": float(guarantee.epsilon), "delta": float(guarantee.delta)}
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on the sidecar ``<path>.lock`` (waits for the holder; released on exit,
+    or by the kernel if the process dies)."""
+    import fcntl
+
+    lock = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as error:
+        raise CliError(f"cannot lock budget file {path}: {lock}: {error.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _load_budget(path: Path) -> Accountant:
+    """The accountant of a budget file: a missing, unreadable, corrupt or inconsistent file is an error."""
+    import json
+
+    from smoothdp.accounting import Accountant
+
+    if not path.is_file():
+        raise CliError(
+            f"budget file {path} does not exist; create it first: smoothdp budget init {path} --epsilon E"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise CliError(f"budget file {path} is corrupt (not JSON): {error}") from None
+    try:
+        accountant = Accountant.from_dict(data)
+    except ValueError as error:
+        raise CliError(f"budget file {path} is corrupt: {str(error).splitlines()[0]}") from None
+    if accountant.neighbours not in BUDGET_RELATIONS:
+        raise CliError(
+            f"budget file {path} counts neighbours={accountant.neighbours!r}; releases need a "
+            f"{' or '.join(BUDGET_RELATIONS)} budget"
+        )
+    return accountant
+
+
+def _save_budget(
+    path: Path, accountant: Accountant, *, new_from: int | None = None, context: str = ""
+) -> None:
+    """Write the ledger atomically (temporary file in the same folder, fsync, ``os.replace``); the charges
+    from index ``new_from`` on get ``context`` in front of the library's label. ``new_from=None``: create
+    the file, which must not exist."""
+    import json
+    import stat
+    import tempfile
+
+    payload = accountant.to_dict()
+    if context and new_from is not None:
+        for entry in payload["charges"][new_from:]:
+            entry["label"] = f"{context}: {entry['label']}" if entry["label"] else context
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    if new_from is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    else:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    with contextlib.suppress(OSError):  # the rename itself on disk (best effort: not every OS allows it)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def _cmd_budget(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if args.budget_command == "init":
+        return _budget_init(args, path)
+    return _budget_show(args, path)
+
+
+def _budget_init(args: argparse.Namespace, path: Path) -> int:
+    from smoothdp.accounting import Accountant
+
+    try:
+        accountant = Accountant(args.epsilon, args.delta, neighbours=args.neighbours, slack=args.slack)
+    except ValueError as error:
+        raise CliError(str(error).splitlines()[0]) from None
+    if not path.parent.is_dir():
+        raise CliError(f"cannot create budget file {path}: no folder {path.parent}")
+    with _locked(path):
+        if path.exists():
+            raise CliError(
+                f"budget file {path} already exists (its ledger is kept: delete it yourself to start over); "
+                f"see it with: smoothdp budget show {path}"
+            )
+        _save_budget(path, accountant)
+    total = accountant.total
+    print(
+        f"created {path}: total ε = {_num(total.epsilon)}, δ = {_num(total.delta)} "
+        f"(neighbours: {accountant.neighbours})"
+    )
+    return EXIT_OK
+
+
+def _num(value: float) -> str:
+    return f"{value:.12g}"
+
+
+def _budget_show(args: argparse.Namespace, path: Path) -> int:
+    import json
+
+    accountant = _load_budget(path)  # os.replace: the file is always a whole ledger, no lock needed
+    if args.json:
+        print(json.dumps({"file": str(path), **accountant.to_dict()}, ensure_ascii=False))
+        return EXIT_OK
+    total, spent, left = accountant.total, accountant.spent, accountant.remaining
+    print(f"budget file: {path}")
+    print(
+        f"total:       ε = {_num(total.epsilon)}, δ = {_num(total.delta)}   "
+        f"(neighbours: {accountant.neighbours})"
+    )
+    print(f"spent:       ε = {_num(spent.epsilon)}, δ = {_num(spent.delta)} in {len(accountant)} charge(s)")
+    print(f"remaining:   ε = {_num(left.epsilon)}, δ = {_num(left.delta)}")
+    for charge in accountant.charges:
+        counted = _budget_amount(charge.counted) if hasattr(charge.counted, "epsilon") else None
+        amount = (
+            f"ε = {_num(counted['epsilon'])}, δ = {_num(counted['delta'])}"
+            if counted
+            else str(charge.counted)
+        )
+        how = (
+            ""
+            if charge.counted == charge.guarantee
+            else f"   (declared {charge.guarantee}, counted by group privacy)"
+        )
+        print(f"  {charge.time or 'no time':<20}  {amount:<24}  {charge.label or '(no label)'}{how}")
+    return EXIT_OK
+
+
+def _print_json(release: Any, *, simulation: bool, budget: dict[str, Any] | None = None) -> None:
     """One JSON object on stdout: the public fields (:meth:`~smoothdp.Release.to_dict`, values at full
-    precision) and ``"simulation"``; never the not-private values. A simulation's banner goes to stderr."""
+    precision) and ``"simulation"`` (and, with ``--budget``, ``"budget"``: the file, what this release was
+    charged and what is left); never the not-private values. A simulation's banner goes to stderr."""
     import json
 
     payload = release.to_dict()
     payload["simulation"] = simulation
+    if budget is not None:
+        payload["budget"] = budget
     if simulation:
         print(SIMULATION_BANNER, file=sys.stderr)
     print(json.dumps(payload))
 
 
-def _print_release(release: Any, statistic: str, *, simulation: bool = False) -> None:
+def _print_release(
+    release: Any, statistic: str, *, simulation: bool = False, budget: dict[str, Any] | None = None
+) -> None:
     """The public fields of a release, then the data holder's not-private values, each marked as such.
 
     A simulation (seeded generator) starts and ends with :data:`SIMULATION_BANNER`. The record count is
@@ -430,6 +765,13 @@ def _print_release(release: Any, statistic: str, *, simulation: bool = False) ->
         print(f"value:       [{', '.join(repr(float(v)) for v in release.value)}]")
     else:
         print(f"value:       {float(release.value)!r}")  # full precision: the exact released float
+    if budget is not None:
+        charged = " + ".join(f"ε = {_num(c['epsilon'])}, δ = {_num(c['delta'])}" for c in budget["charged"])
+        left = budget["remaining"]
+        print(
+            f"budget:      charged {charged} to {budget['file']}; remaining ε = {_num(left['epsilon'])}, "
+            f"δ = {_num(left['delta'])}"
+        )
     if simulation:
         print(SIMULATION_BANNER)
 
@@ -495,11 +837,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_reproduce(args)
         if args.command == "release":
             return _cmd_release(args)
+        if args.command == "budget":
+            return _cmd_budget(args)
         parser.print_help()
         return 0
     except CliError as error:
         print(f"smoothdp: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BudgetRefused as error:
+        print(f"smoothdp: budget refused: {error}", file=sys.stderr)
+        return EXIT_BUDGET
     except BrokenPipeError:  # `smoothdp | head`: the reader left; not an error of ours
         sys.stdout = open(os.devnull, "w")
         return 0

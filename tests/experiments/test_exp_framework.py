@@ -75,6 +75,7 @@ def test_registry_names_every_experiment_of_the_issue():
         "central-adaptive",
         "private-ratio",
         "smoothed-elections",
+        "smoothed-three-candidates",
         "smoothed-sgd",
     }
 

@@ -47,6 +47,7 @@ _SUBMODULES = (
     "runner",
     "smoothed_elections",
     "smoothed_sgd",
+    "smoothed_three_candidates",
     "style",
 )
 

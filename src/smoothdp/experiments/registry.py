@@ -101,6 +101,12 @@ EXPERIMENTS: dict[str, Experiment] = {
             "smoothed-DP δ of lost ballots in US elections (Liu, Wang & Xia, TMLR 2023, Figs. 1 and 2 left)",
         ),
         Experiment(
+            "smoothed-three-candidates",
+            f"{_PKG}.smoothed_three_candidates",
+            "smoothed-DP δ with three candidates, Biden / Trump / other, per state and nationally "
+            "(extension of Liu, Wang & Xia, TMLR 2023, Fig. 2 left)",
+        ),
+        Experiment(
             "smoothed-sgd",
             f"{_PKG}.smoothed_sgd",
             "smoothed-DP δ of one SGD step with 8-bit gradients (Liu, Wang & Xia, TMLR 2023, Fig. 2 right)",

@@ -15,13 +15,16 @@ The sampling-histogram mechanism M_H counts a random ⌈ηn⌉ of n ballots (η 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from smoothdp.data.elections import load_election_2020, load_election_history
-from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figure
+from smoothdp.experiments._framework import Outcome, Table, progress, save_figures
+from smoothdp.experiments.style import legend_outside, sequence_colours, styled, subplots, suptitle
 from smoothdp.smoothed_dp import SamplingHistogram, binary_privacy_profile, smoothed_delta
 
 TITLE = "smoothed-DP δ of elections that lose 0.2% of the ballots"
@@ -110,31 +113,52 @@ def figure2(config: Config) -> Table:
     return Table(columns, "δ_SDP by Algorithm 1 (log10); dp_delta: δ of plain DP for M_H (any ε)")
 
 
-def plot(fig1: Table, fig2: Table, config: Config, out_dir: Path) -> list[Path]:
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(fig1.column("year"), fig1.column("log10_delta"), "o-")
-    ax.set(
-        xlabel="election year",
-        ylabel="log10 δ(x)",
-        title=f"δ of the actual national vote, η = {config.eta}, ε = ln(0.51/0.49)",
+#: The plain-DP and 1/n references of Figure 2 (black, like every non-private reference).
+DP_STYLE = {"color": "black", "linestyle": "--", "linewidth": 1.0}
+ONE_OVER_N_STYLE = {"color": "black", "linestyle": ":", "linewidth": 1.0}
+
+
+@styled
+def figures(tables: Mapping[str, Table], config: Config) -> dict[str, Figure]:
+    """Figure 1: log10 δ(x) of each year's actual vote. Figure 2: log10 δ_SDP against n, one panel per Π,
+    one colour per ε (small to large), against plain DP and 1/n; the legend below the panels."""
+    fig1, fig2 = tables["figure1_delta_by_year"], tables["figure2_delta_sdp"]
+    first, axes = subplots(1, 1, panel_size=(7.0, 4.0))
+    ax = axes[0, 0]
+    ax.plot(fig1.column("year"), fig1.column("log10_delta"), "o-", color="black")
+    ax.set(xlabel="election year", ylabel="log10 δ(x) (δ: a probability)")
+    suptitle(
+        first,
+        f"δ of each year's actual national two-candidate vote when {100 * (1 - config.eta):.1f}% of the "
+        f"ballots are lost (η = {config.eta}, ε = ln(0.51/0.49))",
     )
-    first = save_figure(fig, out_dir, "figure1_delta_by_year")
     labels = list(dict.fromkeys(fig2.column("pi").tolist()))
-    fig, axes = plt.subplots(1, len(labels), figsize=(6.5 * len(labels), 4.5), squeeze=False)
+    # Each panel its own y-scale: the national Π reaches 10^-190, the jurisdictions' only 10^-25, and the
+    # comparison the figure makes is within a panel (each ε against plain DP and 1/n).
+    second, axes = subplots(1, len(labels), panel_size=(5.2, 4.0))
     pi_col, eps_col, n_col = fig2.column("pi"), fig2.column("epsilon"), fig2.column("n")
+    colours = sequence_colours(len(config.epsilons))
     for ax, label in zip(axes[0], labels, strict=True):
-        for eps in config.epsilons:
-            mask = (pi_col == label) & (eps_col == eps)
+        for eps, colour in zip(config.epsilons, colours, strict=True):
+            mask = (pi_col == label) & np.isclose(eps_col, eps)
             ax.plot(
-                n_col[mask], fig2.column("log10_delta_sdp")[mask], "o-", label=f"smoothed DP, ε = {eps:g}"
+                n_col[mask],
+                fig2.column("log10_delta_sdp")[mask],
+                "o-",
+                color=colour,
+                label=f"smoothed DP, ε = {eps:g}",
             )
         mask = pi_col == label
-        ax.plot(n_col[mask], np.log10(fig2.column("one_over_n")[mask]), "k:", label="1/n")
-        ax.plot(n_col[mask], np.log10(fig2.column("dp_delta")[mask]), "k--", label="DP (any ε)")
-        ax.set(xlabel="number of ballots n", ylabel="log10 δ", title=f"Π = {label}, η = {config.eta}")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    return [first, save_figure(fig, out_dir, "figure2_delta_sdp_against_n")]
+        ax.plot(n_col[mask], np.log10(fig2.column("dp_delta")[mask]), label="DP, any ε (δ = T/n)", **DP_STYLE)
+        ax.plot(n_col[mask], np.log10(fig2.column("one_over_n")[mask]), label="1/n", **ONE_OVER_N_STYLE)
+        ax.set(xlabel="number of ballots n", ylabel="log10 δ (δ: a probability)", title=f"Π = {label}")
+    legend_outside(second, where="below", ncols=min(len(config.epsilons) + 2, 6))
+    suptitle(
+        second,
+        f"Smoothed-DP δ of the sampling histogram against the number of ballots n, η = {config.eta} "
+        f"({100 * (1 - config.eta):.1f}% lost), against plain DP and 1/n",
+    )
+    return {"figure1_delta_by_year": first, "figure2_delta_sdp_against_n": second}
 
 
 def headline(fig1: Table, fig2: Table, config: Config) -> str:
@@ -156,9 +180,10 @@ def headline(fig1: Table, fig2: Table, config: Config) -> str:
 def run(config: Config, rng: np.random.Generator, out_dir: Path) -> Outcome:
     """Exact computation (no randomness): ``rng`` is unused."""
     fig1, fig2 = figure1(config), figure2(config)
+    tables = {"figure1_delta_by_year": fig1, "figure2_delta_sdp": fig2}
     return Outcome(
-        tables={"figure1_delta_by_year": fig1, "figure2_delta_sdp": fig2},
-        figures=plot(fig1, fig2, config, out_dir),
+        tables=tables,
+        figures=save_figures(figures(tables, config), out_dir),
         headline=headline(fig1, fig2, config),
         data=[
             "election_2020_president: 2020 presidential votes of the 50 states, DC, ME-1/2, NE-1/2/3 "
