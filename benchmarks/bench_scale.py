@@ -8,8 +8,19 @@ in-process comparison computes them once (not timed). Timings alternate the base
 best of ``--rounds``, because the machine is shared. Also reported: data passes, rows/s per worker, and
 the driver's peak traced memory during the Dask release.
 
-Run: ``.venv/bin/python benchmarks/bench_scale.py [--n 100000000] [--workers 1 2] [--rounds 2]``
-(needs the ``dask`` extra). Results: benchmarks/results/scale.md.
+``--workers-only`` (issue 13, item 8) runs, for each worker count, only what happens on the workers:
+geo privatize of 10^8 lazily generated points (the smooth-sensitivity mechanism on a soft one-way
+threshold, exact release path, each row block drawing from its own stream of the secure generator) summed
+by the estimate's one reduction (the reports are never gathered), and the two Dask medians; for each it
+reports rows/s per worker, data passes and the driver's peak traced memory. No in-memory copy of the data.
+``--mmap-threshold`` (bytes, default 32 MiB; 0 keeps distributed's environment as it is) is passed to the
+worker processes as ``MALLOC_MMAP_THRESHOLD_``: distributed sets ``MALLOC_TRIM_THRESHOLD_`` for its
+workers, which switches off glibc's adaptive mmap threshold, so every temporary array above 128 KiB is a
+fresh mmap (page faults on each use); the exact geo release path allocates many of those and ran 2.4x
+slower per worker without the setting (docs/scale.md#measured).
+
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--n 100000000] [--workers 1 2] [--rounds 2]
+[--workers-only]`` (needs the ``dask`` extra). Results: benchmarks/results/scale.md.
 """
 
 from __future__ import annotations
@@ -85,6 +96,87 @@ def run(n: int, workers: int, rounds: int, chunk: int, x: np.ndarray) -> dict[st
     return {"best": best, "values": values, "passes": records.passes, "driver_peak_mb": peak / 2**20}
 
 
+def _geo_mechanism() -> Any:
+    import smoothdp.geo as geo
+
+    return geo.SmoothSensitivityMechanism(geo.SoftThreshold(0.0, 1.0), epsilon=1.0)
+
+
+def _traced(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(seconds, driver peak traced MiB, result) of fn()."""
+    tracemalloc.start()
+    t, out = _timed(fn)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return t, peak / 2**20, out
+
+
+def run_workers_only(
+    n: int, workers: int, chunk: int, mmap_threshold: int
+) -> dict[str, tuple[float, float, Any]]:
+    """Geo privatize + estimate and the two medians on a LocalCluster, data generated on the workers."""
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    dx = _lazy_values(n, chunk)
+    mech = _geo_mechanism()
+    out: dict[str, tuple[float, float, Any]] = {}
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+    if mmap_threshold:
+        environ["MALLOC_MMAP_THRESHOLD_"] = int(mmap_threshold)
+    with (
+        dask.config.set({"distributed.nanny.pre-spawn-environ": environ}),
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="1GiB",
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(lambda: None)  # workers up before timing
+        warm = _lazy_values(1000 * workers, 1000)  # every worker imports smoothdp before timing
+        mech.estimate(mech.privatize(warm, engine=client), engine=client)
+        out["geo privatize + estimate"] = _traced(
+            lambda: mech.estimate(mech.privatize(dx, engine=client), engine=client).mean
+        )
+        for method in ("auto", "smooth_sensitivity"):
+            out[f"median {method}"] = _traced(
+                lambda m=method: float(
+                    smoothdp.median(dx, epsilon=1.0, bounds=BOUNDS, method=m, engine=client, rng=7)
+                )
+            )
+        records = as_records(dx, *BOUNDS, clip=True, engine=client)
+        ExponentialQuantile(0.5, epsilon=1.0, bounds=BOUNDS).sample(records, smoothdp.rng.default_rng(7))
+        out["passes of one median"] = (0.0, 0.0, records.passes)
+    return out
+
+
+def in_process_geo_rate(n: int = 10**7) -> float:
+    """Rows/s of the same geo privatize in this process (one core, numpy in memory, secure generator)."""
+    x = np.random.default_rng(SEED).standard_normal(n)
+    mech = _geo_mechanism()
+    t, _ = _timed(lambda: mech.privatize(x))
+    return n / t
+
+
+def main_workers_only(args: argparse.Namespace) -> None:
+    print(f"in process, one core: geo privatize {in_process_geo_rate():.3g} rows/s")
+    for workers in args.workers:
+        res = run_workers_only(args.n, workers, args.chunk, args.mmap_threshold)
+        print(
+            f"\nn = {args.n:.0e}, {workers} worker(s) (1 GiB each), chunks of {args.chunk:.0e}, "
+            f"MALLOC_MMAP_THRESHOLD_ = {args.mmap_threshold or 'unset'}"
+        )
+        print(f"{'run':26s} {'time (s)':>9s} {'rows/s/worker':>14s} {'driver MiB':>11s}  value")
+        for name, (t, mib, value) in res.items():
+            if name.startswith("passes"):
+                print(f"data passes of one exponential-mechanism median: {value}")
+                continue
+            print(f"{name:26s} {t:9.2f} {args.n / t / workers:14.3g} {mib:11.1f}  {value!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -93,7 +185,12 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=10**7)
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--workers-only", action="store_true", help="geo privatize and medians on workers")
+    parser.add_argument("--mmap-threshold", type=int, default=1 << 25, help="workers' MALLOC_MMAP_THRESHOLD_")
     args = parser.parse_args()
+    if args.workers_only:
+        main_workers_only(args)
+        return
     x = _lazy_values(args.n, args.chunk).compute(scheduler="threads")  # the same values, in memory
     for workers in args.workers:
         res = run(args.n, workers, args.rounds, args.chunk, x)

@@ -180,11 +180,12 @@ class Release:
         if self.refused:
             return f"{self.statistic}: refused ({self.reason}); spent {self.guarantee}{note}"
         value = self.value
-        shown = (
-            f"{value:.6g}"
-            if isinstance(value, float | int | np.floating)
-            else np.array2string(np.asarray(value), precision=6, threshold=8)
-        )
+        if isinstance(value, float | int | np.floating):
+            shown = f"{value:.6g}"
+        elif hasattr(value, "dask"):  # a lazy dask collection: printing must not compute it
+            shown = f"a lazy {type(value).__name__} of shape {getattr(value, 'shape', '?')}"
+        else:
+            shown = np.array2string(np.asarray(value), precision=6, threshold=8)
         return f"{self.statistic} = {shown} ({self.guarantee}, {self.mechanism}){note}"
 
     def __repr__(self) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -100,19 +99,7 @@ def test_importing_the_backend_does_not_import_dask() -> None:
     assert out.stdout.strip() == "False"
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, memory_limit="1GiB"
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
-
-
-def test_distributed_cluster(client: Any) -> None:
+def test_distributed_cluster(client: Any) -> None:  # client: conftest.py
     rng = np.random.default_rng(7)
     x = np.concatenate([rng.standard_normal(20_000), np.full(5000, 0.25), [-0.0, np.inf, 5e-324]])
     x = rng.permutation(x)

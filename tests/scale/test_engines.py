@@ -64,19 +64,7 @@ def test_seeded_releases_are_identical_in_memory_and_on_dask(name: str, schedule
     assert not np.array_equal(_in_memory(name, x, 8), expected)  # the seed matters: a test that can fail
 
 
-@pytest.fixture(scope="module")
-def client() -> Any:
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB", dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
-
-
-def test_seeded_releases_are_identical_on_a_cluster(client: Any) -> None:
+def test_seeded_releases_are_identical_on_a_cluster(client: Any) -> None:  # client: conftest.py
     x = _data(seed=3)
     dx = da.from_array(x, chunks=2500)
     for name in ("median auto", "median ss", "trimmed mean"):

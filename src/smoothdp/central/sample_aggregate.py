@@ -43,6 +43,18 @@ satisfies the same ε under both; it states ``"add_remove"`` by default (it does
 :class:`~smoothdp.accounting.Accountant` counts ε, not the 2ε of the add/remove → substitution conversion).
 The balanced partition states ``"substitution"`` and refuses ``neighbours="add_remove"``.
 
+**On Dask** (``engine="dask"`` or a ``dask.distributed.Client``; a dask input selects it): the
+independent partition only. The driver charges the accountant, draws a fresh 256-bit key from ``rng``,
+and each row block p draws its records' labels on its worker from stream p of that key
+(:mod:`smoothdp.scale.streams`); f runs once per block of the partition on the workers (the records
+labelled i gathered in their original order: k tasks of about n/k records each; ``func="mean"`` needs
+only per-row-block label sums and counts), the k outputs come to the driver, and the non-finite
+replacement, the clipping, the aggregation and the noise are those of the in-memory path, on the
+driver. The law of the release is the same; for a seed the labels come from another stream than in
+memory, so a seeded release on Dask equals the seeded releases on every other dask scheduler (with
+the same row chunks) but not the in-memory one. ``partition="balanced"`` needs one global random
+permutation and runs in memory only (docs/scale.md#randomness-on-workers).
+
 Proof: docs/theory/central-frameworks.md#sample-and-aggregate. NRS07 = Nissim, Raskhodnikova & Smith,
 STOC 2007.
 """
@@ -50,7 +62,9 @@ STOC 2007.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,7 +78,8 @@ from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
 from smoothdp.privacy import Guarantee, PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
-from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.rng import SeedLike, StreamKey, resolve_rng, stream_key
+from smoothdp.scale.engine import dask_compute, engine_name, is_dask_collection
 from smoothdp.validation import check_bounds, check_epsilon, check_int, to_float_array
 
 __all__ = ["SampleAndAggregate", "block_starts", "random_blocks", "sample_and_aggregate"]
@@ -86,6 +101,47 @@ MEDIAN_OPTIONS = ("noise", "delta", "beta", "df", "gamma", "constants")
 _CHUNK = 4_000_000
 
 BlockFunction = Callable[[NDArray[Any]], float] | str
+
+
+@dataclass(frozen=True)
+class _DaskRows:
+    """Records in a dask array chunked by rows only, and the engine to compute on."""
+
+    rows: Any
+    engine: Any
+
+
+def _labels(n_rows: int, n_blocks: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """Independent uniform block labels of one row block, from its partition's stream."""
+    return rng.integers(0, n_blocks, size=n_rows)
+
+
+def _label_sums(
+    block: NDArray[np.float64], rng: np.random.Generator, *, n_blocks: int
+) -> NDArray[np.float64]:
+    """One row block: Σ x and the count per label (2k floats; counts are exact below 2^53)."""
+    lab = _labels(block.shape[0], n_blocks, rng)
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite block means: replaced on the driver
+        sums = np.bincount(lab, weights=block, minlength=n_blocks)
+    return np.concatenate((sums, np.bincount(lab, minlength=n_blocks).astype(np.float64)))
+
+
+def _split_by_label(
+    block: NDArray[np.float64], partition: int, *, key: StreamKey, n_blocks: int
+) -> tuple[NDArray[np.float64], ...]:
+    """One row block's records split by their labels (each part in its original order)."""
+    from smoothdp.scale.streams import partition_generator
+
+    lab = _labels(block.shape[0], n_blocks, partition_generator(key, partition))
+    order = np.argsort(lab, kind="stable")
+    counts = np.bincount(lab, minlength=n_blocks)
+    return tuple(np.split(block[order], np.cumsum(counts)[:-1]))
+
+
+def _apply_group(func: Callable[[NDArray[Any]], float], *parts: NDArray[np.float64]) -> float:
+    """f on the records of one block of the partition (NaN for an empty block: replaced by the default)."""
+    records = np.concatenate(parts)
+    return float(func(records)) if records.shape[0] else float("nan")
 
 
 def block_starts(n: int, n_blocks: int) -> NDArray[np.int64]:
@@ -298,14 +354,78 @@ class SampleAndAggregate(Mechanism):
         which = which.reshape(-1)
         return values[which] + scales[which] * noise
 
-    def _prepare(self, data: Any) -> NDArray[np.float64]:
+    def release(
+        self, data: Any, *, accountant: Accountant | None = None, rng: SeedLike = None, engine: Any = None
+    ) -> Release:
+        """One private release on ``data`` (see :meth:`smoothdp.mechanism.Mechanism.release`).
+
+        ``engine``: ``None`` (in process; a dask input selects ``"dask"``), ``"numpy"``, ``"dask"`` or a
+        ``dask.distributed.Client``: on Dask the block labels are drawn and f is applied on the workers
+        (module docstring); the accountant is charged on the driver before anything is drawn.
+        """
+        if engine_name(engine, data) == "dask":
+            data = self._dask_rows(data, engine)
+        elif is_dask_collection(data):
+            data = data.compute()
+        return super().release(data, accountant=accountant, rng=rng)
+
+    def _dask_rows(self, x: Any, engine: Any) -> _DaskRows:
+        """Records on Dask, chunked by rows; shape checks only (records are passed to f as they are)."""
+        import dask.array as da
+
+        from smoothdp.scale.streams import row_blocks
+
+        if self.partition != "independent":
+            raise ValueError(
+                f"partition={self.partition!r} needs one global random permutation and runs in memory "
+                "only; use partition='independent' on Dask (engine=None or 'numpy' for the balanced one)"
+            )
+        if not is_dask_collection(x):
+            arr = self._prepare(x)
+            x = da.from_array(arr, chunks=(max(1, -(-arr.shape[0] // 8)), *arr.shape[1:]))
+        rows = row_blocks(x, "x")
+        if rows.ndim not in (1, 2):
+            raise ValueError(f"x must have ndim in (1, 2); got shape {rows.shape}")
+        if self.func == "mean" and rows.ndim != 1:
+            raise ValueError("func='mean' needs 1-D data; pass a callable for rows of a 2-D array")
+        return _DaskRows(rows, engine)
+
+    def _block_outputs_dask(self, data: _DaskRows, key: StreamKey) -> NDArray[np.float64]:
+        """Clipped block outputs z (shape (k,)) with the labels drawn on the workers from ``key``."""
+        import dask
+
+        from smoothdp.scale.streams import per_block_rows
+
+        k = self.n_blocks
+        if self.func == "mean":
+            summary = functools.partial(_label_sums, n_blocks=k)
+            (parts,) = dask_compute(data.engine, per_block_rows(summary, data.rows, key, width=2 * k))
+            with np.errstate(invalid="ignore", over="ignore"):  # non-finite block means: replaced below
+                sums, counts = parts[:, :k].sum(axis=0), parts[:, k:].sum(axis=0)
+                out = np.divide(sums, counts, out=np.full(k, np.nan), where=counts > 0)
+            return self._checked_clip(out)
+        func = self.func
+        assert not isinstance(func, str)
+        blocks = data.rows.to_delayed().ravel()
+        split = dask.delayed(_split_by_label, nout=k, pure=True)
+        parts_of = [split(b, p, key=key, n_blocks=k) for p, b in enumerate(blocks)]
+        apply = dask.delayed(_apply_group, pure=True)
+        groups = [apply(func, *(parts[i] for parts in parts_of)) for i in range(k)]
+        return self._checked_clip(np.array(dask_compute(data.engine, *groups), dtype=np.float64))
+
+    def _prepare(self, data: Any) -> Any:
+        if isinstance(data, _DaskRows):
+            return data
         x = to_float_array(data, "x", ndim=(1, 2))  # every record kept, NaN/±inf too (module docstring)
         if self.func == "mean" and x.ndim != 1:
             raise ValueError("func='mean' needs 1-D data; pass a callable for rows of a 2-D array")
         return x
 
-    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        z = self._block_outputs_many(prepared, 1, rng)[0]
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        if isinstance(prepared, _DaskRows):
+            z = self._block_outputs_dask(prepared, stream_key(rng))
+        else:
+            z = self._block_outputs_many(prepared, 1, rng)[0]
         details: dict[str, Any] = {
             "partition": self.partition,
             "n_blocks": self.n_blocks,
@@ -349,10 +469,13 @@ def sample_and_aggregate(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    engine: Any = None,
     **median_options: Any,
 ) -> Release:
     """Sample-and-aggregate release of ``func`` on x (see :class:`SampleAndAggregate` for the guarantee
-    and its neighbour relation); ``accountant`` is charged before the partition and the noise are drawn."""
+    and its neighbour relation); ``accountant`` is charged before the partition and the noise are drawn.
+    ``engine``: where the records are (``None``, ``"numpy"``, ``"dask"`` or a ``dask.distributed.Client``;
+    on Dask the block labels are drawn on the workers, see the module docstring)."""
     mech = SampleAndAggregate(
         func,
         n_blocks=n_blocks,
@@ -364,4 +487,4 @@ def sample_and_aggregate(
         numerics=numerics,
         **median_options,
     )
-    return mech.release(x, accountant=accountant, rng=rng)
+    return mech.release(x, accountant=accountant, rng=rng, engine=engine)

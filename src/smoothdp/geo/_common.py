@@ -13,11 +13,17 @@ or the noise scale, never from the data or S), of the ideal real-arithmetic repo
 for the floats released (post-processing; docs/geo.md, "Exact release path"). ``numerics="float"`` (a
 keyword-only constructor argument of every geo mechanism) keeps the old floating-point path, whose
 guarantee assumes idealized arithmetic; the Release's ``sampler`` says which path was used.
+
+``engine=`` (:meth:`GeoMechanism.privatize`, :meth:`GeoMechanism.release`, :meth:`GeoMechanism.estimate`):
+points in a dask array (users along the first axis) are privatized block by block on the workers, each
+row block with its own stream of the secure generator (:mod:`smoothdp.scale.streams`), and the reports
+stay a lazy dask array; the estimate is one sum reduction (docs/scale.md#randomness-on-workers).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from abc import abstractmethod
 from collections.abc import Iterator
@@ -34,7 +40,8 @@ from smoothdp.geo._query import GeoQuery
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import Guarantee
 from smoothdp.release import Release
-from smoothdp.rng import SeedLike, resolve_rng
+from smoothdp.rng import SeedLike, StreamKey, resolve_rng, stream_key
+from smoothdp.scale.engine import dask_compute, engine_name, is_dask_collection
 from smoothdp.validation import check_data, check_int
 
 __all__ = ["GeoEstimate", "GeoMechanism", "GeoVariance", "repeated_guarantee"]
@@ -79,6 +86,22 @@ class GeoVariance:
     per_user: NDArray[np.float64] | None
     total: NDArray[np.float64]
     of_mean: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class _DaskPoints:
+    """Users' points in a dask array chunked by rows only (shape checked; the data policy is lazy)."""
+
+    points: Any
+
+
+def _privatize_block(
+    block: NDArray[np.float64], rng: np.random.Generator, *, mechanism: GeoMechanism
+) -> NDArray[np.float64]:
+    """One row block's reports: the in-memory data policy and :meth:`GeoMechanism._privatize`."""
+    if block.shape[0] == 0:
+        return np.empty(mechanism._report_shape(mechanism.query.user_shape(block)))
+    return mechanism._privatize(mechanism.query.check_points(block), rng)
 
 
 def user_blocks(x: NDArray[np.float64], dimension: int, block: int) -> Iterator[tuple[slice, NDArray]]:
@@ -177,27 +200,104 @@ class GeoMechanism(Mechanism):
 
     # -- releasing -----------------------------------------------------------------------------------------
     def privatize(
-        self, x: ArrayLike, *, rng: SeedLike = None, accountant: Accountant | None = None
-    ) -> NDArray[np.float64]:
+        self,
+        x: ArrayLike,
+        *,
+        rng: SeedLike = None,
+        accountant: Accountant | None = None,
+        engine: Any = None,
+    ) -> Any:
         """The users' reports as an array (shape P + U, see the subclass); the fast entry point.
+
+        Returns a numpy float array in process, a lazy ``dask.array.Array`` on Dask (hence ``Any``).
 
         ``accountant`` (a geo accountant, ``Accountant(epsilon=..., neighbours="metric")``) is charged
         :attr:`guarantee` before any noise is drawn; a :class:`~smoothdp.accounting.BudgetError` draws
         nothing. ``rng=None``: the secure generator. :meth:`release` returns the same reports in a
         :class:`~smoothdp.release.Release`.
+
+        ``engine``: ``None`` (in process; a dask input selects ``"dask"``), ``"numpy"``, ``"dask"`` or a
+        ``dask.distributed.Client``. On Dask, x is a dask array (or data frame) with the users along its
+        first axis; the accountant is charged here, on the driver, and the result is a **lazy** dask array
+        of reports computed block by block on the workers: row block p draws from stream p of a fresh
+        256-bit key drawn from ``rng`` (:mod:`smoothdp.scale.streams`), so computing it again (or a retried
+        task) gives the same reports. Publish the computed reports, never the graph (it holds the points
+        and the key). For a seed the reports are reproducible on every dask scheduler with the same row
+        chunks, but differ from the in-process reports (another stream).
         """
-        pts = self.query.check_points(x)
+        if engine_name(engine, x) == "dask":
+            on_dask = self._dask_points(x)
+            gen = resolve_rng(rng)
+            if accountant is not None:
+                charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
+            return self._privatize_dask(on_dask.points, stream_key(gen))
+        pts = self.query.check_points(self._in_memory(x))
         gen = resolve_rng(rng)
         if accountant is not None:
             charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
         return self._privatize(pts, gen)
 
-    def _prepare(self, data: Any) -> NDArray[np.float64]:
-        return self.query.check_points(data)
+    def release(
+        self, data: Any, *, accountant: Accountant | None = None, rng: SeedLike = None, engine: Any = None
+    ) -> Release:
+        """The reports in a :class:`~smoothdp.release.Release` (see :meth:`privatize`; on Dask its
+        ``value`` is the lazy dask array of reports)."""
+        if engine_name(engine, data) == "dask":
+            data = self._dask_points(data)
+        return super().release(self._in_memory(data), accountant=accountant, rng=rng)
 
-    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+    @staticmethod
+    def _in_memory(x: Any) -> Any:
+        """A dask input computed into memory (``engine="numpy"``); anything else unchanged."""
+        return x.compute() if is_dask_collection(x) else x
+
+    def _dask_points(self, x: Any) -> _DaskPoints:
+        """Points on Dask, chunked by users only; their shape checked (the data policy applies per block)."""
+        from smoothdp.scale.streams import row_blocks
+
+        if isinstance(x, _DaskPoints):
+            return x
+        if not is_dask_collection(x):
+            import dask.array as da
+
+            pts = self.query.check_points(x)
+            if pts.ndim == 0 or (self.query.dimension == 2 and pts.ndim == 1):
+                raise ValueError(f"x must hold users along a first axis on Dask; got shape {pts.shape}")
+            x = da.from_array(pts, chunks=(max(1, -(-pts.shape[0] // 8)), *pts.shape[1:]))
+        arr = row_blocks(x, "x")
+        if self.query.dimension == 2 and (arr.ndim < 2 or arr.shape[-1] != 2):
+            raise ValueError(f"x must have shape (n, ..., 2) (users first); got shape {arr.shape}")
+        if not np.isnan(arr.shape[0]) and arr.size == 0:
+            raise ValueError("x must hold at least 1 point; got 0")
+        return _DaskPoints(arr)
+
+    def _privatize_dask(self, points: Any, key: StreamKey) -> Any:
+        """The lazy dask array of reports, row block p drawing from ``key``'s stream p."""
+        from smoothdp.scale.streams import map_row_blocks
+
+        users_ndim = points.ndim - (1 if self.query.dimension == 2 else 0)
+        lead, trail = self._report_layout()
+        block = functools.partial(_privatize_block, mechanism=self)
+        return map_row_blocks(block, points, key, keep=users_ndim, lead=lead, trail=trail)
+
+    def _report_layout(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The reports' shape around the users' shape U: (leading, trailing). Default: P + U."""
+        return self.query.param_shape, ()
+
+    def _report_shape(self, users: tuple[int, ...]) -> tuple[int, ...]:
+        lead, trail = self._report_layout()
+        return lead + tuple(users) + trail
+
+    def _prepare(self, data: Any) -> Any:
+        return data if isinstance(data, _DaskPoints) else self.query.check_points(data)
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        if isinstance(prepared, _DaskPoints):
+            reports = self._privatize_dask(prepared.points, stream_key(rng))
+        else:
+            reports = self._privatize(prepared, rng)
         return self._make_release(
-            self._privatize(prepared, rng),
+            reports,
             details=self._public_details(),
             beta=self.calibration.beta if self.calibration is not None else None,
             sampler=sampler_label(self.numerics),
@@ -229,9 +329,16 @@ class GeoMechanism(Mechanism):
     def _reports(reports: ArrayLike | Release) -> ArrayLike:
         return reports.value if isinstance(reports, Release) else reports
 
-    def estimate(self, reports: ArrayLike | Release) -> GeoEstimate:
-        """Estimate of the mean and sum of f over users from their reports (shape P + U, or a Release)."""
-        r = check_data(self._reports(reports), "reports")
+    def estimate(self, reports: ArrayLike | Release, *, engine: Any = None) -> GeoEstimate:
+        """Estimate of the mean and sum of f over users from their reports (shape P + U, or a Release).
+
+        Reports in a dask array (from ``privatize(..., engine=...)``) are summed by one reduction on
+        ``engine`` (``None``/``"dask"``: the current scheduler; or a ``dask.distributed.Client``).
+        """
+        r = self._reports(reports)
+        if is_dask_collection(r):
+            return self._estimate_dask(r, engine)
+        r = check_data(r, "reports")
         p_ndim = len(self.query.param_shape)
         if r.shape[:p_ndim] != self.query.param_shape:
             raise ValueError(
@@ -241,6 +348,25 @@ class GeoMechanism(Mechanism):
         axes = tuple(range(p_ndim, r.ndim))
         n = int(np.prod(r.shape[p_ndim:], dtype=np.int64))
         total = r.sum(axis=axes)
+        return GeoEstimate(mean=total / n, total=total, n=n)
+
+    def _estimate_dask(self, values: Any, engine: Any) -> GeoEstimate:
+        """Σ over users of per-user values (a dask array, shape P + U): one sum reduction."""
+        p_ndim = len(self.query.param_shape)
+        if values.ndim <= p_ndim or values.shape[:p_ndim] != self.query.param_shape:
+            raise ValueError(
+                f"reports must have shape param_shape + users = {self.query.param_shape} + (n, ...); "
+                f"got {values.shape}"
+            )
+        if any(np.isnan(d) for d in values.shape):
+            values = values.compute_chunk_sizes()  # one counting pass (unknown chunk sizes)
+        check = functools.partial(check_data, name="reports", min_size=0)
+        checked = values.map_blocks(check, dtype=np.float64)
+        (total,) = dask_compute(engine, checked.sum(axis=tuple(range(p_ndim, values.ndim))))
+        n = int(np.prod(values.shape[p_ndim:], dtype=np.int64))
+        if n == 0:
+            raise ValueError("reports must hold at least 1 report; got 0")
+        total = np.asarray(total, dtype=np.float64)
         return GeoEstimate(mean=total / n, total=total, n=n)
 
     def variance(self, x: ArrayLike, *, per_user: bool = True, block: int = USER_BLOCK) -> GeoVariance:

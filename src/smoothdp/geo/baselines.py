@@ -28,6 +28,7 @@ against the soft or the hard query: Σ Var + (Σ bias)²
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,7 @@ from smoothdp.geo._query import GeoQuery
 from smoothdp.noise import Laplace, PlanarLaplace
 from smoothdp.privacy import GeoPrivacy, PureDP
 from smoothdp.release import Release
+from smoothdp.scale.engine import is_dask_collection
 from smoothdp.validation import check_data, check_epsilon, check_int
 
 __all__ = [
@@ -173,6 +175,15 @@ class GeoError:
     bias_total: NDArray[np.float64]
 
 
+def _apply_block(
+    block: NDArray[np.float64], partition: int, *, mechanism: NoiseAPriori
+) -> NDArray[np.float64]:
+    """f(x̃) for one row block of noisy locations (an empty block gives an empty P + U array)."""
+    if block.shape[0] == 0:
+        return np.empty(mechanism.query.param_shape + mechanism.query.user_shape(block))
+    return mechanism.apply(block)
+
+
 class NoiseAPriori(GeoMechanism):
     """Noise a priori: each user sends x̃ = x + Laplace noise once; the analyst averages f(x̃) (biased).
 
@@ -291,9 +302,32 @@ class NoiseAPriori(GeoMechanism):
         pts = self.query.check_points(self._reports(reports), "reports")
         return self.query._hard(pts) if self.hard else self.query._value(pts)
 
-    def estimate(self, reports: ArrayLike | Release) -> GeoEstimate:
-        """Mean and sum of f(x̃) over users (biased for f(x): see :meth:`mse`)."""
-        return super().estimate(self.apply(reports))
+    def estimate(self, reports: ArrayLike | Release, *, engine: Any = None) -> GeoEstimate:
+        """Mean and sum of f(x̃) over users (biased for f(x): see :meth:`mse`).
+
+        Reports in a dask array: f(x̃) block by block, then one sum reduction on ``engine``.
+        """
+        r = self._reports(reports)
+        if is_dask_collection(r):
+            return self._estimate_dask(self._apply_dask(r), engine)
+        return super().estimate(self.apply(r))
+
+    def _report_layout(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Noisy locations have the points' shape U (+ (2,)); noisy distances P + U."""
+        if self.variant == "distance":
+            return self.query.param_shape, ()
+        return (), ((2,) if self.query.dimension == 2 else ())
+
+    def _apply_dask(self, reports: Any) -> Any:
+        """:meth:`apply` block by block on a dask array of reports (lazy, shape P + U)."""
+        if self.variant == "distance":
+            return reports.map_blocks(self.apply, dtype=np.float64)
+        from smoothdp.scale.streams import map_rows, row_blocks
+
+        r = row_blocks(reports, "reports")
+        users_ndim = r.ndim - (1 if self.query.dimension == 2 else 0)
+        apply = functools.partial(_apply_block, mechanism=self)
+        return map_rows(apply, r, keep=users_ndim, lead=self.query.param_shape)
 
     # -- exact moments --------------------------------------------------------------------------------------
     def moments(self, x: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -40,6 +40,7 @@ __all__ = [
     "SortedRecords",
     "as_records",
     "check_engine",
+    "dask_compute",
     "dask_length",
     "is_dask_collection",
     "prepare_block",
@@ -64,6 +65,16 @@ def check_engine(engine: Any) -> Any:
     if engine is None or _is_client(engine) or (isinstance(engine, str) and engine in ENGINES):
         return engine
     raise ValueError(f"engine must be None, 'numpy', 'dask' or a dask.distributed.Client; got {engine!r}")
+
+
+def dask_compute(engine: Any, *collections: Any) -> tuple[Any, ...]:
+    """Compute dask collections in one go: on ``engine`` when it is a ``Client``, else on the current
+    scheduler (a ``Client`` if one is active, else threads)."""
+    if _is_client(engine):
+        return tuple(engine.gather(engine.compute(list(collections))))
+    import dask
+
+    return tuple(dask.compute(*collections))
 
 
 def engine_name(engine: Any, x: Any) -> str:

@@ -1,0 +1,22 @@
+"""Shared fixtures of the scale tests: a 2-worker LocalCluster per test module (module scope: while it is
+alive its Client is dask's default scheduler, so it must not outlive the module that asked for it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """A ``dask.distributed.Client`` on a 2-worker in-process LocalCluster (1 GiB per worker)."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
