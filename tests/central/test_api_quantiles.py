@@ -94,3 +94,67 @@ def test_bad_quantile_lists():
         smoothdp.quantiles(X, [], epsilon=1.0, bounds=(-100, 100))
     with pytest.raises(ValueError, match="method"):
         smoothdp.quantiles(X, [0.5], epsilon=1.0, bounds=(-100, 100), method="tree")
+
+
+# -- several quantiles: the declared bounds narrowed privately first when ε·n < 72·m ---------------------
+def test_narrowing_rule_reads_public_parameters_only():
+    from smoothdp.central.choose import NARROW_BELOW, narrow_bounds_first
+
+    assert NARROW_BELOW == 72.0
+    assert narrow_bounds_first(n=1000, epsilon=0.1, n_quantiles=9)  # ε·n = 100 < 648
+    assert not narrow_bounds_first(n=1000, epsilon=1.0, n_quantiles=9)  # 1000 ≥ 648
+    assert not narrow_bounds_first(n=10, epsilon=0.1, n_quantiles=1)  # never for one quantile
+    assert not narrow_bounds_first(n=0, epsilon=0.1, n_quantiles=9)  # nothing to narrow
+    assert narrow_bounds_first(n=719, epsilon=0.1, n_quantiles=1 + 1) is (0.1 * 719 < 144)
+    with pytest.raises(ValueError, match="n_quantiles"):
+        narrow_bounds_first(n=10, epsilon=0.1, n_quantiles=0)
+
+
+def test_narrowed_quantiles_stay_in_the_declared_bounds_and_report_the_split():
+    y = np.random.default_rng(6).normal(1.2, 1.0, 1000)
+    qs = [0.1, 0.5, 0.9]
+    acc = Accountant(epsilon=1.0)
+    r = smoothdp.quantiles(y, qs, epsilon=0.1, bounds=(-1e4, 1e4), rng=7, accountant=acc)
+    lo, hi = r.details["bounds_narrowed"]
+    assert -1e4 <= lo < hi <= 1e4 and (lo, hi) != (-1e4, 1e4)
+    assert r.details["bounds"] == (-1e4, 1e4)
+    assert r.details["epsilon_bounds"] == pytest.approx(0.025)
+    assert r.details["epsilon_bounds"] + r.details["epsilon_statistic"] == pytest.approx(0.1)
+    assert r.guarantee.epsilon == 0.1 and acc.spent == pytest.approx(0.1) and len(acc) == 1
+    v = np.asarray(r.value)
+    assert np.all((v >= lo) & (v <= hi))
+    # the same call above the threshold, or with a named method, does not narrow
+    assert "bounds_narrowed" not in smoothdp.quantiles(y, qs, epsilon=1.0, bounds=(-1e4, 1e4), rng=7).details
+    named = smoothdp.quantiles(y, qs, epsilon=0.1, bounds=(-1e4, 1e4), method="joint_exp", rng=7)
+    assert "bounds_narrowed" not in named.details
+
+
+def test_narrowed_statistic_is_built_with_the_remaining_budget_on_the_narrowed_bounds(monkeypatch):
+    """Breaking the split (the statistic built with the whole ε) or the intersection would fail here."""
+    from smoothdp.central import api
+    from smoothdp.central.quantiles import JointQuantiles
+
+    built = []
+    original = JointQuantiles.__init__
+
+    def spy(self, *args, **kwargs):
+        built.append((kwargs["epsilon"], kwargs["bounds"]))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(JointQuantiles, "__init__", spy)
+    monkeypatch.setattr(api.PrivateRange, "sample", lambda self, prepared, rng: (-3.0, 3.0))
+    y = np.random.default_rng(8).normal(1.2, 1.0, 200)
+    r = smoothdp.quantiles(y, [0.25, 0.75], epsilon=0.4, bounds=(0.0, 1e3), rng=9)
+    assert built[-1] == (pytest.approx(0.3), (0.0, 3.0))
+    assert r.details["bounds_narrowed"] == (0.0, 3.0)
+    # an empty intersection falls back to the declared bounds (post-processing of the range)
+    monkeypatch.setattr(api.PrivateRange, "sample", lambda self, prepared, rng: (-1.0, -0.5))
+    r = smoothdp.quantiles(y, [0.25, 0.75], epsilon=0.4, bounds=(0.0, 1e3), rng=9)
+    assert built[-1] == (pytest.approx(0.3), (0.0, 1e3)) and r.details["bounds_narrowed"] == (0.0, 1e3)
+
+
+def test_narrowing_applies_the_declared_data_policy_first():
+    """NaN is imputed with the midpoint of the DECLARED bounds and ±inf clipped into them, before the range."""
+    y = np.concatenate([np.random.default_rng(10).normal(1.2, 1.0, 300), [np.nan, np.inf, -np.inf]])
+    r = smoothdp.quantiles(y, [0.2, 0.8], epsilon=0.2, bounds=(-50.0, 50.0), rng=11)
+    assert np.all(np.isfinite(np.asarray(r.value))) and "bounds_narrowed" in r.details

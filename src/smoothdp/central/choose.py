@@ -16,6 +16,7 @@ from smoothdp.validation import check_epsilon, check_in_range, check_int
 
 __all__ = [
     "MULTI_METHODS",
+    "NARROW_BELOW",
     "SINGLE_METHODS",
     "SMOOTH_SENSITIVITY_MIN_EPSILON",
     "choose_beta",
@@ -30,6 +31,10 @@ MULTI_METHODS = ("auto", "joint_exp", "recursive", "exponential", "smooth_sensit
 #: From this ε on, the smooth-sensitivity median (β from :func:`choose_beta`) beat the exponential
 #: mechanism in our measurements (docs/quantiles.md#which-method); below it the exponential mechanism won.
 SMOOTH_SENSITIVITY_MIN_EPSILON = 1.5
+
+#: Several quantiles under ``method="auto"`` narrow the declared bounds privately first when
+#: ε·n < NARROW_BELOW·m (:func:`narrow_bounds_first`; docs/theory/quantiles.md#choosing-the-method-and-beta).
+NARROW_BELOW = 72.0
 
 _BETA_FRACTIONS = tuple(0.02 + 0.01 * i for i in range(44))  # β/ε in [0.02, 0.45]
 
@@ -88,3 +93,19 @@ def choose_method(
     if discrete or eps < SMOOTH_SENSITIVITY_MIN_EPSILON or n < 1:
         return "exponential"
     return "smooth_sensitivity"
+
+
+def narrow_bounds_first(*, n: int, epsilon: float, n_quantiles: int) -> bool:
+    """Whether ``quantiles(method="auto")`` spends a share of ε narrowing the declared bounds first
+    (public inputs only; docs/theory/quantiles.md#choosing-the-method-and-beta).
+
+    JointExp's utility spans at most 2n, so its outputs can prefer the width of the bounds to the data only
+    when ε·n/2 ≤ m·ln(W/w), W the width of the bounds and w that of the data around the quantiles. With
+    w ≥ 2^-52·W (the float resolution of the bounds) the right side is at most 36·m nats: from
+    ε·n ≥ 72·m on, the bounds' width cannot dominate and narrowing would only cost budget. Below it, for
+    m ≥ 2 quantiles and n ≥ 1, the bounds are narrowed.
+    """
+    nn = check_int("n", n, minimum=0)
+    eps = check_epsilon(epsilon)
+    m = check_int("n_quantiles", n_quantiles, minimum=1)
+    return m >= 2 and nn >= 1 and eps * nn < NARROW_BELOW * m
