@@ -154,7 +154,8 @@ def test_narrowed_statistic_is_built_with_the_remaining_budget_on_the_narrowed_b
 
 
 def test_narrowing_applies_the_declared_data_policy_first():
-    """NaN is imputed with the midpoint of the DECLARED bounds and ±inf clipped into them, before the range."""
+    """NaN is imputed with the midpoint of the DECLARED bounds and ±inf clipped into them, before the
+    range."""
     y = np.concatenate([np.random.default_rng(10).normal(1.2, 1.0, 300), [np.nan, np.inf, -np.inf]])
     r = smoothdp.quantiles(y, [0.2, 0.8], epsilon=0.2, bounds=(-50.0, 50.0), rng=11)
     assert np.all(np.isfinite(np.asarray(r.value))) and "bounds_narrowed" in r.details
