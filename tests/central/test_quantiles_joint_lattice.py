@@ -1,96 +1,147 @@
-"""JointExp on a public lattice (docs/theory/quantiles.md#jointexp-on-a-public-lattice): the dynamic
-programme's law against a brute force written from the definition, the within-cell draws, and accuracy on
-tied integer data. Privacy (worst loss over adversarial neighbours, broken twin): the registry case in
-tests/mechanisms/quantile_cases.py."""
+"""JointExp on a public lattice with greedy splits and the private lattice test
+(docs/theory/quantiles.md#jointexp-on-a-public-lattice): the programme's law against a brute force written
+from the definition, the sampler's draws against that law, the worst privacy loss over adversarial
+neighbours including the test stage (and a broken twin it catches), the within-cell draws, accuracy on tied
+data."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
-from jointexp_law import sampler_law
+from greedy_law import definition_law, definition_locations, greedy_privacy_loss, sampler_state_law
 
-from smoothdp.central.quantiles import JointQuantiles, _LatticeCells
+from smoothdp.central.quantiles import JointQuantiles
+from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample
 from smoothdp.rng import default_rng
 
-C_PER_SPACING = 2.0**-14  # the documented atom mass per unit of spacing
 
-
-def _brute_cell_law(x, qs, lower, upper, spacing, coef):
-    """Law of the cell sequence (cell = 2·C) from the definition: outputs are continuum points (measure
-    Lebesgue) or (lattice point v, split s ∈ {0..n}) (measure c/(n+1)), lexicographically ordered, with
-    C = #{x < o} + min(s + 1/2, #{x = o}) and density ∝ exp(−coef·2·Σ_j |C_j − C_{j−1} − g_j|)·…"""
-    x = np.sort(np.asarray(x, float))
-    n, m = x.size, len(qs)
-    k = np.arange(math.ceil(lower / spacing), math.floor(upper / spacing) + 1)
-    pts = k * spacing
-    cuts = np.unique(np.concatenate(([lower, upper], pts, x)))
-    c = C_PER_SPACING * spacing
-    locs = []  # (sort key, measure, cell, continuum-piece id or None)
-    for a, b in itertools.pairwise(cuts):
-        if b > a:
-            mid = 0.5 * (a + b)
-            locs.append(((mid, 0), b - a, 2 * int(np.sum(x < mid)), ("piece", a)))
-    for v in pts:
-        below, equal = int(np.sum(x < v)), int(np.sum(x == v))
-        for s in range(n + 1):
-            cc = below + min(s + 0.5, equal)
-            locs.append(((v, s), c / (n + 1), round(2 * cc), ("atom", v, s)))
-    locs.sort(key=lambda t: t[0])
-    targets = np.diff(np.concatenate(([0.0], qs, [1.0]))) * n
+def _definition_state_law(chain, x, qs, lower, upper, spacing, mass, coef):
+    """The definition's law, mapped to the sampler's states: a continuum piece or a lattice point that is
+    not a record -> the gap state of its count; a record value on the lattice -> its knot state of count C."""
+    locs = definition_locations(x, lower, upper, spacing, mass)
     law: dict[tuple[int, ...], float] = {}
-    for combo in itertools.combinations_with_replacement(range(len(locs)), m):
-        cells = [locs[i][2] for i in combo]
-        counts = np.diff(np.concatenate(([0.0], np.array(cells) / 2.0, [float(n)])))
-        meas = 1.0
-        for i in set(combo):
-            r = combo.count(i)
-            meas *= locs[i][1] ** r / math.factorial(r)  # the ordered cone of r equal diffuse locations
-        w = meas * math.exp(-coef * float(np.sum(np.abs(counts - targets))))
-        law[tuple(cells)] = law.get(tuple(cells), 0.0) + w
+    for combo, counts, w in definition_law(x, qs, lower, upper, spacing, mass, coef):
+        seq = []
+        for i, c in zip(combo, counts, strict=True):
+            loc = locs[i]
+            if loc["atom"] and loc["U"] > loc["L"]:
+                block = np.flatnonzero(chain.knot_value == loc["value"])
+                pos = np.flatnonzero(chain.knot & (chain.c2 == round(2 * c)) & np.isin(chain.bid, block))
+            else:
+                pos = np.flatnonzero(~chain.knot & (chain.gap == loc["L"]))
+            assert pos.size == 1
+            seq.append(int(pos[0]))
+        law[tuple(seq)] = law.get(tuple(seq), 0.0) + w
     total = sum(law.values())
-    return {s: p / total for s, p in law.items() if p > 0}
+    return {k: v / total for k, v in law.items() if v > 0}
 
 
-@pytest.mark.parametrize(
-    ("x", "qs", "eps", "spacing"),
-    [
-        ([0.5, 0.5, 0.5, 0.25], [0.25, 0.75], 30.0, 0.25),  # a run of ties on the lattice
-        ([0.5, 0.5, 0.3], [0.4, 0.6], 40.0, 0.5),  # two quantiles inside one run; a record off the lattice
-        ([1.0, 1.0, 0.0], [0.3, 0.5], 20.0, 0.5),  # records at both bounds
-        ([0.1, 0.7], [0.5, 0.9], 5.0, 0.25),  # no ties
-    ],
-)
-def test_programme_is_exactly_the_law_of_the_definition(x, qs, eps, spacing):
-    mech = JointQuantiles(qs, epsilon=eps, bounds=(0.0, 1.0), lattice=spacing)
+CASES = [
+    ([0.0, 0.0, 1.0, 1.0, 1.0, 2.5, 3.0, 3.0], [0.3, 0.5, 0.8], (-1.5, 4.5), 1.0, 3.0),  # runs, off-lattice
+    ([0.5, 0.5, 0.5, 0.25], [0.25, 0.75], (0.0, 1.0), 0.25, 30.0),  # two quantiles in one run
+    ([1.0, 1.0, 0.0], [0.3, 0.5], (0.0, 1.0), 0.5, 20.0),  # records at both bounds
+    ([2.0] * 5, [0.1, 0.2, 0.5, 0.9], (0.0, 3.0), 1.0, 4.0),  # four outputs in one run (clamped at U)
+    ([0.1, 0.7], [0.5, 0.9], (0.0, 1.0), 0.25, 5.0),  # no ties: bound atoms only
+    ([], [0.5, 0.75], (0.0, 2.0), 1.0, 1.0),  # n = 0
+]
+
+
+@pytest.mark.parametrize("atoms", ["heavy", "light"])
+@pytest.mark.parametrize(("x", "qs", "bounds", "spacing", "eps"), CASES)
+def test_programme_is_exactly_the_law_of_the_definition(x, qs, bounds, spacing, eps, atoms):
+    mech = JointQuantiles(qs, epsilon=eps, bounds=bounds, lattice=spacing, atoms=atoms)
     d = mech._prepare(x)
-    coef = (eps - mech.margin(d.size)) / 4.0
-    cells = _LatticeCells(d, 0.0, 1.0, mech._lattice)
-    expected = _brute_cell_law(d, list(mech.unique_qs), 0.0, 1.0, spacing, coef)
-    got = sampler_law(mech._tables(d, coef, cells), len(qs), cells.log_mass.size)
+    coef = (mech.epsilon_main - mech.margin(d.size)) / 4.0
+    mass = mech.atom_mass(atoms == "heavy")
+    chain = GreedyChain(d, *bounds, mech._lattice, mass)
+    got = sampler_state_law(GreedyTables(chain, mech.unique_qs, coef))
+    expected = _definition_state_law(chain, d, mech.unique_qs, *bounds, spacing, mass, coef)
     assert set(got) == set(expected)
     for seq, p in expected.items():
         assert got[seq] == pytest.approx(p, rel=1e-9, abs=1e-300)
 
 
+def test_sampler_draws_follow_the_definition():
+    """Chi-square of 4000 draws of the state sequence against the definition's exact law."""
+    x = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 2.5, 3.0, 3.0])
+    mech = JointQuantiles([0.3, 0.5, 0.8], epsilon=3.0, bounds=(-1.5, 4.5), atoms="heavy")
+    coef = (mech.epsilon_main - mech.margin(x.size)) / 4.0
+    mass = mech.atom_mass(True)
+    chain = GreedyChain(x, -1.5, 4.5, mech._lattice, mass)
+    tables = GreedyTables(chain, mech.unique_qs, coef)
+    law = _definition_state_law(chain, x, mech.unique_qs, -1.5, 4.5, 1.0, mass, coef)
+    rng = default_rng(11)
+    total = 4000
+    counts: dict[tuple[int, ...], int] = {}
+    for _ in range(total):
+        seq = tuple(greedy_sample(tables, rng))
+        assert seq in law
+        counts[seq] = counts.get(seq, 0) + 1
+    big = [k for k, p in law.items() if p * total >= 5]
+    rest = 1.0 - sum(law[k] for k in big)
+    obs = [counts.get(k, 0) for k in big] + [total - sum(counts.get(k, 0) for k in big)]
+    exp = [law[k] * total for k in big] + [rest * total]
+    chi2 = sum((o - e) ** 2 / e for o, e in zip(obs, exp, strict=True) if e > 0)
+    df = len(big)
+    assert chi2 < df + 5.0 * math.sqrt(2.0 * df)  # about 5 standard deviations
+
+
+def _pairs(n, grid):
+    import itertools
+
+    out = []
+    for x in itertools.combinations_with_replacement(grid, n):
+        for i in range(n):
+            for v in grid:
+                if v != x[i]:
+                    out.append((list(x), [*x[:i], v, *x[i + 1 :]]))
+    return out
+
+
+@pytest.mark.parametrize("atoms", ["test", "heavy"])
+def test_worst_privacy_loss_over_adversarial_neighbours_is_within_epsilon(atoms):
+    """Exact laws (definition, not the code) of the noisy count and the values, every substitution pair
+    of 3 records on a grid with lattice points, off-lattice values and the bounds."""
+    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=0.25, atoms=atoms)
+    worst = max(greedy_privacy_loss(mech, x, x2) for x, x2 in _pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0)))
+    assert 0.5 < worst <= 2.0 + 1e-9
+
+
+def test_the_check_catches_a_broken_twin():
+    """The same check on the twin with density exp(ε′u/2) (the sensitivity 2 forgotten) exceeds ε."""
+    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=0.25)
+    worst = max(
+        greedy_privacy_loss(mech, x, x2, coef_scale=2.0) for x, x2 in _pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0))
+    )
+    assert worst > 2.0 + 0.1
+
+
 def test_tied_values_are_released_exactly_where_the_continuum_never_can():
-    """Integers 0..5 with counts 100/150/200/300/150/100 (n = 1000), ε = 1. The decile 0.6 sits 150 ranks
-    inside the run of 3s: the lattice release is exactly 3 in nearly every trial, and over all seven
-    quantiles a large share of the values are the tied values themselves; the continuum release never is.
-    (Not every decile is exact: JointExp's utility lets all outputs shift together into the gaps next to
-    their runs at the cost of one shift, docs/theory/quantiles.md#jointexp-on-a-public-lattice.)"""
+    """Integers 0..5 with counts 100/150/200/300/150/100 (n = 1000), ε = 2: the test picks heavy atoms and
+    every quantile is the tied value itself in nearly every trial; the continuum release never is."""
     x = np.repeat(np.arange(6.0), [100, 150, 200, 300, 150, 100])
     qs = np.array([0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
     truth = np.quantile(x, qs, method="inverted_cdf")
     rng = default_rng(7)
-    lat = JointQuantiles(qs, epsilon=1.0, bounds=(0.0, 10.0))
+    lat = JointQuantiles(qs, epsilon=2.0, bounds=(0.0, 10.0))
     cont = JointQuantiles(qs, epsilon=1.0, bounds=(0.0, 10.0), lattice=None)
-    hits = np.array([lat.release(x, rng=rng).value == truth for _ in range(40)])
-    assert hits[:, 4].mean() >= 0.9
-    assert hits.mean() >= 0.4
+    rels = [lat.release(x, rng=rng) for _ in range(20)]
+    assert all(r.details["lattice_test"]["atoms"] == "heavy" for r in rels)
+    hits = np.array([r.value == truth for r in rels])
+    assert hits.mean() >= 0.9
     assert not any(np.any(cont.release(x, rng=rng).value == truth) for _ in range(10))
+
+
+def test_the_test_keeps_light_atoms_on_continuous_data():
+    x = np.random.default_rng(2).normal(0.0, 1.0, 500)
+    mech = JointQuantiles([0.25, 0.5, 0.75], epsilon=1.0, bounds=(-10.0, 10.0))
+    rel = mech.release(x, rng=default_rng(5))
+    test = rel.details["lattice_test"]
+    assert test["atoms"] == "light" and test["epsilon"] == pytest.approx(0.05)
+    assert isinstance(test["noisy_count"], int)
+    assert rel.details["atoms"] == "test" and rel.details["epsilon_float_margin"] < 1e-6
 
 
 def test_within_cell_draws_are_exact_on_the_lattice_and_in_bounds():
@@ -101,13 +152,26 @@ def test_within_cell_draws_are_exact_on_the_lattice_and_in_bounds():
     rel = mech.release(x, rng=default_rng(3))
     assert rel.value.shape == (3,) and rel.value[0] == rel.value[2]
     assert rel.details["lattice"] == 1.0
-    for _ in range(50):
-        v = mech.sample(mech._prepare(x), default_rng(_))
+    for seed in range(50):
+        v = mech.sample(mech._prepare(x), default_rng(seed))
         assert np.all((v >= 0.0) & (v <= 10.0)) and v[1] <= v[0]
 
 
-def test_lattice_is_validated_from_the_spacing_alone():
+def test_margin_is_public_small_and_covers_both_atom_masses():
+    deciles = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0))
+    heavy = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), atoms="heavy")
+    light = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), atoms="light")
+    for n in (10, 10**3, 10**5, 10**6):
+        assert deciles.margin(n) <= 1e-4 and deciles.admissible(n)
+        assert deciles.margin(n) >= max(heavy.margin(n) * 0.95, light.margin(n) * 0.95)
+    assert deciles.epsilon_test == pytest.approx(0.05) and heavy.epsilon_test == 0.0
+    assert deciles.epsilon_main + deciles.epsilon_test <= 1.0
+
+
+def test_lattice_and_atoms_are_validated_from_public_values_alone():
     with pytest.raises(ValueError, match="lattice"):
         JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice=0.1)
     with pytest.raises(TypeError, match="lattice"):
         JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice="1")
+    with pytest.raises(ValueError, match="atoms"):
+        JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), atoms="medium")

@@ -594,3 +594,40 @@ CASES += quantile_cases()
 from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.central.means)
 
 CASES += mean_cases()
+
+
+# -- JointExp's default on a lattice: greedy splits and the private lattice test ----------------------------
+def _greedy_joint_cases() -> list[Case]:
+    """The lattice default of JointQuantiles (docs/theory/quantiles.md#jointexp-on-a-public-lattice): the
+    exact law of everything released (noisy count and values) from the definition, in
+    tests/central/greedy_law.py."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "central"))
+    from greedy_law import greedy_privacy_loss
+
+    from smoothdp.central import JointQuantiles
+
+    return [
+        Case(
+            mechanism=JointQuantiles,
+            label="lattice 0.25, greedy splits + lattice test",
+            build=lambda epsilon, **kw: JointQuantiles(
+                **{"qs": [0.25, 0.75], "epsilon": epsilon, "bounds": (0.0, 1.0), "lattice": 0.25, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.75]),
+            neighbours=lambda: _substitution_pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0)),
+            privacy_loss=lambda mech, x, x2, d: greedy_privacy_loss(mech, x, x2),
+            broken=_attr_times("epsilon", 2.0),
+            bad_parameters=[
+                ({"epsilon": 0.0}, ValueError, "epsilon"),
+                ({"atoms": "medium"}, ValueError, "atoms"),
+                ({"lattice": 0.1}, ValueError, "lattice"),
+            ],
+            epsilon=2.0,
+        )
+    ]
+
+
+CASES += _greedy_joint_cases()

@@ -168,70 +168,6 @@ def joint_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     return worst
 
 
-def _joint_lattice_locations(datas: list[Any], lower: float, upper: float, spacing: float, n: int) -> dict:
-    """The sub-locations of JointExp on a lattice, written out from the definition: the continuum pieces
-    between all data points (of every data set given), lattice points and bounds (measure: length), and
-    every lattice atom v with every split s = 0..n (measure c/(n+1) each), in lexicographic order."""
-    pts = _lattice_points(spacing, lower, upper)
-    cuts = np.unique(np.concatenate([[lower, upper], pts, *[np.asarray(d, float) for d in datas]]))
-    mids = 0.5 * (cuts[:-1] + cuts[1:])
-    c = ATOM_MASS_PER_SPACING * spacing
-    value = np.concatenate((mids, np.repeat(pts, n + 1)))
-    split = np.concatenate((np.zeros(mids.size), np.tile(np.arange(n + 1.0), pts.size)))
-    measure = np.concatenate((np.diff(cuts), np.full(pts.size * (n + 1), c / (n + 1))))
-    atom = np.concatenate((np.zeros(mids.size, bool), np.ones(pts.size * (n + 1), bool)))
-    # o-location id: one per piece, one per lattice point (its splits are not released)
-    loc = np.concatenate((np.arange(mids.size), mids.size + np.repeat(np.arange(pts.size), n + 1)))
-    order = np.lexsort((split, value))
-    return {k: v[order] for k, v in
-            {"value": value, "split": split, "measure": measure, "atom": atom, "loc": loc}.items()}
-
-
-def _joint_lattice_counts(data: Any, locs: dict) -> np.ndarray:
-    """C = #{x < o} + min(s + 1/2, #{x = o}) at every sub-location (pieces: #{x < o}), by brute force."""
-    d = np.asarray(data, float)
-    below = np.array([np.sum(d < v) for v in locs["value"]], float)
-    equal = np.array([np.sum(d == v) for v in locs["value"]], float)
-    return below + np.where(locs["atom"], np.minimum(locs["split"] + 0.5, equal), 0.0)
-
-
-def joint_lattice_pair_weights(data: Any, qs: Any, coef: float, locs: dict) -> np.ndarray:
-    """Unnormalised weight of every ordered pair of sub-locations (a ≤ b lexicographically) for two
-    quantiles: measure (a = b: measure²/2) × exp(−coef·Σ_j |C_j − C_{j−1} − g_j|)."""
-    n = len(data)
-    q1, q2 = (float(q) for q in qs)
-    g1, g2, g3 = q1 * n, (q2 - q1) * n, (1.0 - q2) * n
-    cc = _joint_lattice_counts(data, locs)
-    c1, c2 = cc[:, None], cc[None, :]
-    u = -(np.abs(c1 - g1) + np.abs(c2 - c1 - g2) + np.abs(n - c2 - g3))
-    meas = locs["measure"][:, None] * locs["measure"][None, :]
-    k = cc.size
-    meas = np.where(np.eye(k, dtype=bool), meas / 2.0, meas)
-    meas = np.where(np.triu(np.ones((k, k), dtype=bool)), meas, 0.0)
-    return meas * np.exp(coef * u)
-
-
-def joint_lattice_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """JointExp on a lattice, two quantiles: the exact law of the released pair (o1, o2) (splits summed
-    out) on every pair of pieces / lattice points, for both data sets; max |log ratio|."""
-    n = len(x)
-    coef = (mech.epsilon - mech.margin(n)) / 4.0
-    locs = _joint_lattice_locations([x, x2], mech.lower, mech.upper, mech.lattice, n)
-    n_loc = int(locs["loc"].max()) + 1
-    ids = locs["loc"]
-
-    def law(data: Any) -> np.ndarray:
-        w = joint_lattice_pair_weights(data, mech.unique_qs, coef, locs)
-        agg = np.zeros((n_loc, n_loc))
-        np.add.at(agg, (ids[:, None].repeat(ids.size, 1), ids[None, :].repeat(ids.size, 0)), w)
-        return agg / w.sum()
-
-    a, b = law(x), law(x2)
-    live = (a > 0) | (b > 0)
-    assert np.all(a[live] > 0) and np.all(b[live] > 0)
-    return float(np.max(np.abs(np.log(a[live]) - np.log(b[live]))))
-
-
 def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """PrivateRange: the EM on clamped log-magnitudes (G is post-processing of its output y)."""
     lo, hi = mech.log_bounds
@@ -326,19 +262,6 @@ def quantile_cases() -> list[Any]:
             privacy_loss=joint_loss,
             broken=_attr_times("epsilon", 2.0),
             bad_parameters=[*bad_eps, ({"qs": []}, ValueError, "qs")],
-            epsilon=2.0,
-        ),
-        Case(
-            mechanism=JointQuantiles,
-            label="lattice 0.25, ties",
-            build=lambda epsilon, **kw: JointQuantiles(
-                **{"qs": [0.25, 0.75], "epsilon": epsilon, "bounds": BOUNDS, "lattice": 0.25, **kw}
-            ),
-            data=np.array([0.25, 0.5, 0.5, 0.75]),
-            neighbours=lambda: _substitution_pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0)),
-            privacy_loss=joint_lattice_loss,
-            broken=_attr_times("epsilon", 2.0),
-            bad_parameters=[*bad_eps, ({"lattice": 0.1}, ValueError, "lattice")],
             epsilon=2.0,
         ),
         Case(

@@ -869,9 +869,7 @@ def joint_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: flo
     * D = :func:`_scan_depth` (n+1) bounds the chain of a blocked scan;
     * E* = m·ℓ_err + ((m−1)(D+16) + m(m−1)/2 + m + 16)·δ.
 
-    The lattice variant (docs/theory/quantiles.md#jointexp-on-a-public-lattice) runs the same programme on
-    2n + 1 cells at half the coefficient: its margin is this one at n → 2n + 1, W for the width and
-    mass_ulps = 8.
+    The lattice variant has its own margin (:func:`smoothdp.central.quantiles_greedy.greedy_margin`).
     """
     c = epsilon / 4.0
     lam = _LN_TINY + abs(math.log(width))
@@ -957,86 +955,6 @@ def _joint_forward(
     return first, tot, nus, log_fact
 
 
-class _LatticeCells:
-    """The 2n + 1 cells of JointExp on a public lattice
-    (docs/theory/quantiles.md#jointexp-on-a-public-lattice).
-
-    Cell 2i (C = i): the open gap (x_(i), x_(i+1)) with its lattice points (mass c each), plus the part
-    s ≥ M of a lattice knot v whose run of ties ends at rank i (#{x ≤ v} = i), mass c·(n + 1 − M)/(n + 1).
-    Cell 2i + 1 (C = i + 1/2): the slot s = i − #{x < v} of the lattice knot v whose run covers ranks
-    i + 1 (mass c/(n + 1)); −inf mass where the record of rank i + 1 is not a lattice point.
-    """
-
-    def __init__(self, sorted_x: NDArray[np.float64], lower: float, upper: float, lat: _Lattice) -> None:
-        n = sorted_x.size
-        self.n, self.lat = n, lat
-        edges = np.concatenate(([lower], sorted_x, [upper]))
-        self.edges = edges
-        counts, on = lat.scan(edges)  # lattice points inside each open gap; whether each edge is one
-        self.counts = counts
-        # Knots: distinct edge values on the lattice, with L = #{x < v}, U = #{x ≤ v}.
-        new = np.concatenate(([True], edges[1:] != edges[:-1]))
-        starts = np.flatnonzero(new)
-        knots = edges[starts[on[starts]]]
-        lo_rank = np.searchsorted(sorted_x, knots, side="left")
-        hi_rank = np.searchsorted(sorted_x, knots, side="right")
-        mult = hi_rank - lo_rank
-        # Clamped part of each knot (s ≥ M): cell 2U, at the gap's left end (v = x_(U) or v = a) or, for
-        # the upper bound b without records, at the right end of the last gap.
-        self.clamp_left = np.zeros(n + 1, dtype=np.int64)  # numerator n + 1 − M (0: no knot there)
-        self.clamp_right = np.zeros(n + 1, dtype=np.int64)
-        at_left = edges[hi_rank] == knots
-        self.clamp_left[hi_rank[at_left]] = n + 1 - mult[at_left]
-        self.clamp_right[hi_rank[~at_left]] = n + 1 - mult[~at_left]
-        c = lat.mass
-        with np.errstate(divide="ignore"):
-            even = np.log(
-                (np.diff(edges) + c * counts)
-                + c * ((self.clamp_left + self.clamp_right).astype(np.float64) / (n + 1.0))
-            )
-        # Slots: cells 2(L + s) + 1, s = 0..M − 1, of every knot with M ≥ 1.
-        has = mult > 0
-        slot_rank = np.repeat(lo_rank[has], mult[has]) + (
-            np.arange(int(mult[has].sum())) - np.repeat(np.cumsum(mult[has]) - mult[has], mult[has])
-        )
-        self.slot_value = np.full(n, np.nan)
-        self.slot_value[slot_rank] = np.repeat(knots[has], mult[has])
-        odd = np.full(n, -np.inf)
-        odd[slot_rank] = math.log(c) - math.log(n + 1.0)
-        log_mass = np.empty(2 * n + 1)
-        log_mass[0::2] = even
-        log_mass[1::2] = odd
-        self.log_mass = log_mass
-
-    def draw(
-        self, cell: int, size: int, grid: OutputGrid, rng: np.random.Generator, numerics: str
-    ) -> list[float]:
-        """``size`` independent points from the cell's measure (exact: rational masses, lazy uniform bits)."""
-        if cell % 2 == 1:
-            return [float(grid.round(float(self.slot_value[cell // 2])))] * size
-        i = cell // 2
-        lo, hi = float(self.edges[i]), float(self.edges[i + 1])
-        mass = Fraction(self.lat.mass)
-        m_lat = int(self.counts[i])
-        parts = [
-            Fraction(hi) - Fraction(lo),
-            mass * m_lat,
-            mass * int(self.clamp_left[i]) / (self.n + 1),
-            mass * int(self.clamp_right[i]) / (self.n + 1),
-        ]
-        out: list[float] = []
-        for _ in range(size):
-            kind = _rational_choice(parts, rng)
-            if kind == 0:
-                out.append(float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics)))
-            elif kind == 1:
-                k = int(self.lat.first_above(np.array([lo]))[0]) + int(rng.integers(0, m_lat))
-                out.append(float(grid.round(float(k) * self.lat.spacing)))  # k·s exact
-            else:
-                out.append(float(grid.round(lo if kind == 2 else hi)))
-        return out
-
-
 def _rational_choice(weights: list[Fraction], rng: np.random.Generator) -> int:
     """An index drawn with probability exactly weights[k]/Σ weights (non-negative rationals, one positive),
     by comparing a lazily refined uniform with the exact prefix sums."""
@@ -1063,17 +981,24 @@ class JointQuantiles(_MultiQuantile):
     interval, repeats), each level normalised to maximum 0, O(m²n) vectorized over n with O(m·n) memory,
     then backwards (interval, then repeats).
 
-    ``lattice=s`` (default 1.0; docs/theory/quantiles.md#jointexp-on-a-public-lattice): every output carries
-    a hidden split ρ ∈ [0, 1) and the cumulative count C_j = #{x < o_j} + min(⌊ρ_j(n+1)⌋ + 1/2, #{x = o_j})
-    replaces #{x < o_j}; base measure (Lebesgue + c·lattice counting) ⊗ Lebesgue on ρ, ordered
-    lexicographically. Still sensitivity 2; an output at a tied lattice value can sit at any rank of its
-    run, so ties are released exactly. The same dynamic programme runs on 2n + 1 half-rank cells.
+    ``lattice=s`` (default 1.0; docs/theory/quantiles.md#jointexp-on-a-public-lattice): two stages.
+    (1) ``atoms="test"`` (default): 5% of ε on the number N of records on the lattice, N + Z with Z exact
+    discrete Laplace of scale 1/ε_t (the geometric mechanism); heavy atoms c = 64·s if the noisy count is at
+    least 0.9n + 3/ε_t, else c = 2^-14·s (``atoms="heavy"`` / ``"light"``: a public choice, no test, all of ε
+    on stage 2). (2) JointExp with the rest of ε over outputs (o_j, ρ_j), base measure (Lebesgue +
+    c·lattice counting) ⊗ Lebesgue on ρ, ordered lexicographically, where an output at a record value v on
+    the lattice takes the greedy count C_j = clamp(C_{j−1} + ĝ_j, #{x < v}, #{x ≤ v}) (ĝ_j the target gap
+    rounded to a half-integer): still sensitivity 2, and a tied value costs the atom mass c, not a split.
+    Sampled by a dynamic programme over the gaps and the counts of each tied value (at most 4n + 2 states),
+    O(m²·S) time, O(m·S) memory.
 
-    Guarantee: pure ε-DP under substitution. The float dynamic programme has a certified error bound
-    (public: from n, m, ε, the bounds and the lattice; :meth:`margin`), charged to the budget: the weights
-    use ε′ = ε − margin. Each step samples exactly from its float weights. The margin is below 10⁻⁴·ε for
-    m ≤ 20 quantiles up to n = 10⁶; JointExp is refused (naming n and m) when the margin would exceed 10%
-    of ε; :class:`RecursiveQuantiles` has none.
+    Guarantee: pure ε-DP under substitution (the stages compose). The float dynamic programme has a
+    certified error bound (public: from n, m, ε, the bounds and the lattice; :meth:`margin`), charged to the
+    budget: the weights use ε′ = ε_main − margin. Each step samples exactly from its float weights, the
+    points inside a cell exactly. The margin is below 10⁻⁴·ε for m ≤ 20 quantiles up to n = 10⁶; JointExp is
+    refused (naming n and m) when the margin would exceed 10% of ε; :class:`RecursiveQuantiles` has none.
+    The release reports the test (its ε, the noisy count, heavy or light atoms) in ``details``: it is a
+    private output, covered by the guarantee.
     """
 
     name: ClassVar[str] = "joint exponential mechanism (JointExp)"
@@ -1087,6 +1012,7 @@ class JointQuantiles(_MultiQuantile):
         epsilon: float,
         bounds: tuple[float, float],
         lattice: float | None = 1.0,
+        atoms: str = "test",
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
@@ -1094,84 +1020,156 @@ class JointQuantiles(_MultiQuantile):
         super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
         self.lattice = check_lattice(lattice)
         self._lattice = None if self.lattice is None else _Lattice(self.lattice)
+        if not isinstance(atoms, str) or atoms not in ("test", "heavy", "light"):
+            raise ValueError(f"atoms must be 'test', 'heavy' or 'light'; got {atoms!r}")
+        self.atoms = atoms
+
+    @property
+    def epsilon_test(self) -> float:
+        """ε_t of the lattice test (0 without a lattice or with a public ``atoms`` choice)."""
+        from smoothdp.central.quantiles_greedy import TEST_SHARE
+
+        if self._lattice is None or self.atoms != "test":
+            return 0.0
+        return TEST_SHARE * self.epsilon
+
+    @property
+    def epsilon_main(self) -> float:
+        """ε of the JointExp stage: ε − ε_t."""
+        return self.epsilon - self.epsilon_test
+
+    def _atom_masses(self) -> list[float]:
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
+
+        assert self._lattice is not None
+        s = self._lattice.spacing
+        return {"heavy": [HEAVY_MASS * s], "light": [LIGHT_MASS * s]}.get(
+            self.atoms, [HEAVY_MASS * s, LIGHT_MASS * s]
+        )
 
     def margin(self, n: int) -> float:
-        """The public loss margin 8m·E* + 2uε of the float dynamic programme on n records
-        (:func:`joint_margin`; docs/theory/quantiles.md#jointexp)."""
+        """The public loss margin of the float dynamic programme on n records, charged to the JointExp
+        stage (:func:`joint_margin`, docs/theory/quantiles.md#jointexp; on a lattice the larger
+        :func:`~smoothdp.central.quantiles_greedy.greedy_margin` of both atom masses,
+        docs/theory/quantiles.md#float-error-of-the-greedy-programme)."""
+        from smoothdp.central.quantiles_greedy import greedy_margin
+
         m = int(self.unique_qs.size)
         if self._lattice is None:
             return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
-        width = self._lattice.log_width(self.width)
-        return joint_margin(epsilon=self.epsilon, n=2 * n + 1, m=m, width=width, mass_ulps=8.0)
+        s, w = self._lattice.spacing, self.width
+        return max(
+            greedy_margin(epsilon=self.epsilon_main, n=n, m=m, width=w + c * (w / s + 2.0))
+            for c in self._atom_masses()
+        )
 
     def admissible(self, n: int) -> bool:
-        """Whether the float margin stays within 10% of ε at n records (a public condition)."""
-        return self.margin(n) <= 0.1 * self.epsilon
+        """Whether the float margin stays within 10% of the stage's ε at n records (a public condition)."""
+        return self.margin(n) <= 0.1 * self.epsilon_main
 
-    def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        qs = self.unique_qs
-        m, n = qs.size, sorted_x.size
+    def _check_admissible(self, n: int) -> None:
         if not self.admissible(n):
             raise ValueError(
-                f"JointExp's certified float margin exceeds 10% of epsilon for n={n}, m={m} quantiles at "
-                f"epsilon={self.epsilon:g}; use method='recursive'"
+                f"JointExp's certified float margin exceeds 10% of epsilon for n={n}, "
+                f"m={self.unique_qs.size} quantiles at epsilon={self.epsilon:g}; use method='recursive'"
             )
+
+    def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        if self._lattice is not None:
+            return self._lattice_draw(sorted_x, rng)[0]
+        qs = self.unique_qs
+        m, n = qs.size, sorted_x.size
+        self._check_admissible(n)
         coef = (self.epsilon - self.margin(n)) / 4.0
-        cells = (
-            None if self._lattice is None else _LatticeCells(sorted_x, self.lower, self.upper, self._lattice)
-        )
-        tables = self._tables(sorted_x, coef, cells)
+        tables = self._tables(sorted_x, coef)
         edges = tables.edges
         n_cells = tables.log_len.size
         out = np.empty(m)
-        j, last = m - 1, n_cells  # last: cell of the next output (n_cells stands for the bound b)
+        j, last = m - 1, n_cells  # last: interval of the next output (n_cells stands for the bound b)
         while j >= 0:
             i = exact_categorical(tables.interval_weights(j, last), rng)
             r = exact_categorical(tables.repeat_weights(j, i), rng)
-            if cells is None:
-                pts = uniform_on_grid(
-                    np.full(r + 1, edges[i]),
-                    np.full(r + 1, edges[i + 1]),
-                    grid=self.grid,
-                    rng=rng,
-                    numerics=self.numerics,
-                )
-            else:
-                pts = np.asarray(cells.draw(i, r + 1, self.grid, rng, self.numerics))
+            pts = uniform_on_grid(
+                np.full(r + 1, edges[i]),
+                np.full(r + 1, edges[i + 1]),
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
             out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
             j -= r + 1
             last = i
         return np.sort(out)
 
-    def _tables(
-        self, sorted_x: NDArray[np.float64], coef: float, cells: _LatticeCells | None = None
-    ) -> _JointTables:
-        """The forward dynamic programme on sorted, clipped data at kernel coefficient ``coef`` (= ε′/4):
-        over the n + 1 intervals, or (lattice) over the 2n + 1 half-rank cells at coef/2 with the target
-        counts doubled (cell index = 2·C)."""
+    def atom_mass(self, heavy: bool) -> float:
+        """The atom mass c of stage 2: 64·s (heavy) or 2^-14·s (light)."""
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
+
+        assert self._lattice is not None
+        return (HEAVY_MASS if heavy else LIGHT_MASS) * self._lattice.spacing
+
+    def _lattice_draw(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        """Stage 1 (the test, unless ``atoms`` is public) and stage 2 (the greedy programme, its backward
+        draws, the points inside the cells); the values sorted, and the test's report."""
+        from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample, lattice_test
+
+        assert self._lattice is not None
+        n = sorted_x.size
+        self._check_admissible(n)
+        info: dict[str, Any] = {}
+        if self.atoms == "test":
+            on = int(np.count_nonzero(self._lattice.contains(sorted_x)))
+            heavy, noisy = lattice_test(on, n, self.epsilon_test, rng, numerics=self.numerics)
+            info["lattice_test"] = {
+                "epsilon": self.epsilon_test,
+                "noisy_count": noisy,
+                "atoms": "heavy" if heavy else "light",
+            }
+        else:
+            heavy = self.atoms == "heavy"
+        coef = (self.epsilon_main - self.margin(n)) / 4.0
+        chain = GreedyChain(sorted_x, self.lower, self.upper, self._lattice, self.atom_mass(heavy))
+        tables = GreedyTables(chain, self.unique_qs, coef)
+        states = greedy_sample(tables, rng)
+        out = np.sort(np.array([chain.draw(s, self.grid, rng, self.numerics) for s in states]))
+        return out, info
+
+    def _tables(self, sorted_x: NDArray[np.float64], coef: float) -> _JointTables:
+        """The continuum's forward dynamic programme on sorted, clipped data at kernel coefficient ``coef``
+        (= ε′/4) over the n + 1 intervals."""
         qs = self.unique_qs
         m, n = qs.size, sorted_x.size
         gaps = np.concatenate(([qs[0]], np.diff(qs), [1.0 - qs[-1]])) * n  # target count per gap
-        if cells is None:
-            edges = np.concatenate(([self.lower], sorted_x, [self.upper]))
-            with np.errstate(divide="ignore"):
-                log_mass = np.log(np.diff(edges))  # n + 1 intervals
-            kernel = coef
-        else:
-            edges, log_mass = cells.edges, cells.log_mass
-            gaps = 2.0 * gaps
-            kernel = 0.5 * coef
-        first, tot, nus, log_fact = _joint_forward(log_mass, gaps, kernel, m)
-        return _JointTables(edges, log_mass, gaps, log_fact, first, tot, nus, kernel)
+        edges = np.concatenate(([self.lower], sorted_x, [self.upper]))
+        with np.errstate(divide="ignore"):
+            log_mass = np.log(np.diff(edges))  # n + 1 intervals
+        first, tot, nus, log_fact = _joint_forward(log_mass, gaps, coef, m)
+        return _JointTables(edges, log_mass, gaps, log_fact, first, tot, nus, coef)
 
     def _details(self) -> dict[str, Any]:
-        return {
+        out = {
             **super()._details(),
             "method": "joint_exp",
             "lattice": None if self._lattice is None else self._lattice.spacing,
         }
+        if self._lattice is not None:
+            out["atoms"] = self.atoms
+        return out
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        release = super()._release(prepared, rng)
+        if self._lattice is None:
+            release = super()._release(prepared, rng)
+        else:
+            values, info = self._lattice_draw(prepared, rng)
+            if self.clamp:
+                values = np.clip(values, self.lower, self.upper)
+            release = self._make_release(
+                values[self.inverse],
+                sampler=sampler_label(self.numerics),
+                details={**self._details(), **info},
+                not_private=NotPrivate(),
+            )
         release.details["epsilon_float_margin"] = self.margin(prepared.size)
         return release
