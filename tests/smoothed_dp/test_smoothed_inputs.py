@@ -73,8 +73,13 @@ def test_bad_n_epsilon_mixtures():
         smoothed_delta(SamplingAverage(eta=0.5), 1.0, 10, PI)
     with pytest.raises(TypeError, match="mechanism"):
         smoothed_delta(object(), 1.0, 10, PI)
+    # m = 3 without replacement has the large-n bracket; m = 4, and sampling with replacement, enumerate
     with pytest.raises(ValueError, match="too large"):
-        smoothed_delta(mech, 1.0, 400, [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2], [0.3, 0.5, 0.2]])
+        smoothed_delta(mech, 1.0, 400, [[0.2, 0.3, 0.4, 0.1], [0.5, 0.3, 0.1, 0.1]])
+    with pytest.raises(ValueError, match="too large"):
+        smoothed_delta(SamplingHistogram(eta=0.5, replace=True), 1.0, 400, [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]])
+    with pytest.raises(ValueError, match="mixtures='all'"):
+        smoothed_delta(mech, 1.0, 400, [[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]], mixtures="all")
 
 
 @pytest.mark.parametrize(

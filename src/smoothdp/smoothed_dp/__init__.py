@@ -14,7 +14,7 @@ Modules (their imports form a DAG, each line importing only from the lines above
 
 * ``_logmath``, ``hull``, ``base`` (shared pieces: base class, results, generic enumeration);
 * ``histogram_profile`` (closed forms of M_H), ``pairs`` (the pair reduction for m ≥ 3), ``binary``
-  (Algorithm 1 for two categories);
+  (Algorithm 1 for two categories); ``bracket`` (certified bracket for m = 3 at large n);
 * ``algorithm1`` (general path and the :func:`smoothed_delta` dispatcher), ``profile``, ``quantized``;
 * ``mechanisms``; then ``montecarlo``, ``theory``.
 """
@@ -56,6 +56,7 @@ _SUBMODULES = (
     "algorithm1",
     "base",
     "binary",
+    "bracket",
     "histogram_profile",
     "hull",
     "mechanisms",

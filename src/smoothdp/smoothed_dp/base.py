@@ -220,6 +220,9 @@ class SmoothedDelta:
         {mixture: log10 E[δ]} for every mixture evaluated.
     exact_max
         True when every mixture was evaluated; False when the maximum over mixtures was searched.
+    upper_bound
+        True when ``delta`` is a certified upper bound on E[δ] of the reported mixture rather than its exact
+        value (the m = 3 large-n path); ``log10_lower`` is then a certified lower bound on the same E[δ].
     """
 
     delta: float
@@ -235,6 +238,8 @@ class SmoothedDelta:
     exact_max: bool
     evaluated: dict[tuple[int, ...], float] = field(repr=False, default_factory=dict)
     source: str = SOURCE + ", Algorithm 1 with Proposition 7"
+    upper_bound: bool = False
+    log10_lower: float | None = None
 
     def __float__(self) -> float:
         return self.delta
@@ -253,6 +258,8 @@ class SmoothedDelta:
         method: str,
         exact_max: bool,
         evaluated: dict[tuple[int, ...], float],
+        upper_bound: bool = False,
+        log_lower: float | None = None,
     ) -> SmoothedDelta:
         """The record for ln δ_SDP = ``log_value`` (clipped to δ ≤ 1)."""
         log_value = min(float(log_value), 0.0)
@@ -269,6 +276,8 @@ class SmoothedDelta:
             method=method,
             exact_max=exact_max,
             evaluated=evaluated,
+            upper_bound=upper_bound,
+            log10_lower=None if log_lower is None else min(float(log_lower), log_value) / _LN10,
         )
 
 

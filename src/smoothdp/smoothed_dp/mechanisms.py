@@ -46,6 +46,7 @@ from smoothdp.smoothed_dp.base import (
     sample_subsets,
 )
 from smoothdp.smoothed_dp.binary import binary_smoothed_delta, check_mixture, mixture_log_expected_delta
+from smoothdp.smoothed_dp.bracket import BRACKET_RTOL, trinomial_smoothed_delta
 from smoothdp.smoothed_dp.histogram_profile import binary_log_profile, histogram_log_profile
 from smoothdp.smoothed_dp.hull import hull_vertices
 from smoothdp.smoothed_dp.pairs import histograms_log_profile
@@ -196,7 +197,20 @@ class SamplingHistogram(SmoothedDPMechanism):
         vertices = hull_vertices(distributions)
         param = self._kernel_param(n)  # also checks T ≤ n
         exact = True
-        if vertices.shape[1] == 2:
+        log_lower: float | None = None
+        m, ell = vertices.shape[1], vertices.shape[0]
+        enumerated = math.comb(n + m - 1, m - 1) ** 2 * math.comb(n + ell - 1, ell - 1)
+        if m == 3 and not self.replace and enumerated > 5e8:
+            log_value, log_lower, mixture, evaluated = trinomial_smoothed_delta(
+                n, param, epsilon, vertices, mixtures, rtol=BRACKET_RTOL
+            )
+            exact = ell == 1
+            method = (
+                f"certified upper bound on E[δ] (monotone bracket, within {BRACKET_RTOL:g} of the exact "
+                "value; docs/theory/smoothed-dp.md#monotone-bracket); mixtures searched: the vertices and "
+                "their centres"
+            )
+        elif vertices.shape[1] == 2:
             log_value, mixture, evaluated, exact = binary_smoothed_delta(
                 n, param, self.replace, epsilon, vertices, mixtures
             )
@@ -221,6 +235,8 @@ class SamplingHistogram(SmoothedDPMechanism):
             method=method,
             exact_max=exact,
             evaluated=evaluated,
+            upper_bound=log_lower is not None,
+            log_lower=log_lower,
         )
 
     def _mixture_log_expected_delta(
