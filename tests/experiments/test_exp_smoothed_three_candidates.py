@@ -105,3 +105,40 @@ def test_the_hull_units_are_the_vertices_of_the_three_way_shares():
     from smoothdp.data.elections import load_election_2020
 
     assert set(module.hull_units(load_election_2020())) == expected
+
+
+def _log10_delta_infinity_vectorized(n, lost, shares):
+    """The same ε → ∞ limit as above, every histogram at once (numpy), for n in the thousands."""
+    from scipy.special import gammaln
+
+    x0, x1 = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    keep = x0 + x1 <= n
+    x = np.stack([x0[keep], x1[keep], n - x0[keep] - x1[keep]], axis=1)
+
+    def log_comb(a, k):
+        with np.errstate(invalid="ignore"):
+            return np.where(a >= k, gammaln(a + 1) - gammaln(k + 1) - gammaln(a - k + 1), -np.inf)
+
+    best = np.full(x.shape[0], -np.inf)
+    for a in range(3):
+        for b in range(3):
+            if a != b:
+                both = np.maximum(log_comb(n - x[:, a], lost), log_comb(n - x[:, b] - 1, lost))
+                best = np.maximum(best, np.where(x[:, a] >= 1, both, -np.inf))
+    log_p = gammaln(n + 1) - gammaln(x + 1).sum(axis=1) + (x * np.log(shares)).sum(axis=1)
+    terms = log_p + best - log_comb(np.array(n), lost)
+    peak = terms[np.isfinite(terms)].max()
+    return (peak + np.log(np.exp(terms[np.isfinite(terms)] - peak).sum())) / math.log(10)
+
+
+def test_large_n_bracket_contains_an_independent_enumeration():
+    """n = 1000, η = 0.998 (2 lost ballots), ε = 7 > ln n: the bracket of the fast m = 3 path against the
+    enumerated ε → ∞ limit; the bracket is ordered and within the stated 1%."""
+    config = module.Config(epsilons=(7.0,), large_n_values=(1000,))
+    table, _ = module.delta_large_n(config, module.load_election_2020())
+    counts = np.array(_votes()[module.NATIONAL], dtype=float)
+    truth = _log10_delta_infinity_vectorized(1000, 2, counts / counts.sum())
+    upper, lower = float(table.columns["log10_delta_three"][0]), float(table.columns["log10_lower_three"][0])
+    assert lower - 1e-9 <= truth <= upper + 1e-9
+    assert upper - lower <= math.log10(1.01) + 1e-12
+    assert int(table.columns["lost_ballots"][0]) == 2
