@@ -26,9 +26,10 @@ Run: ``.venv/bin/python benchmarks/bench_scale.py [--n 100000000] [--workers 1 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -53,10 +54,11 @@ def _lazy_values(n: int, chunk: int) -> Any:
     return da.random.default_rng(SEED).standard_normal(n, chunks=chunk)
 
 
-def run(n: int, workers: int, rounds: int, chunk: int, x: np.ndarray) -> dict[str, Any]:
+@contextlib.contextmanager
+def _cluster(workers: int) -> Iterator[Any]:
+    """A LocalCluster of single-threaded worker processes with 1 GiB each, and its Client, workers up."""
     from dask.distributed import Client, LocalCluster
 
-    dx = _lazy_values(n, chunk)
     with (
         LocalCluster(
             n_workers=workers,
@@ -68,6 +70,13 @@ def run(n: int, workers: int, rounds: int, chunk: int, x: np.ndarray) -> dict[st
         Client(cluster) as client,
     ):
         client.run(lambda: None)  # workers up before timing
+        yield client
+
+
+def run(n: int, workers: int, rounds: int, chunk: int, x: np.ndarray) -> dict[str, Any]:
+
+    dx = _lazy_values(n, chunk)
+    with _cluster(workers) as client:
         best: dict[str, float] = {}
         values: dict[str, float] = {}
         for _ in range(rounds):
@@ -116,7 +125,6 @@ def run_workers_only(
 ) -> dict[str, tuple[float, float, Any]]:
     """Geo privatize + estimate and the two medians on a LocalCluster, data generated on the workers."""
     import dask
-    from dask.distributed import Client, LocalCluster
 
     dx = _lazy_values(n, chunk)
     mech = _geo_mechanism()
@@ -124,18 +132,7 @@ def run_workers_only(
     environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
     if mmap_threshold:
         environ["MALLOC_MMAP_THRESHOLD_"] = int(mmap_threshold)
-    with (
-        dask.config.set({"distributed.nanny.pre-spawn-environ": environ}),
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="1GiB",
-            dashboard_address=None,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        client.run(lambda: None)  # workers up before timing
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), _cluster(workers) as client:
         warm = _lazy_values(1000 * workers, 1000)  # every worker imports smoothdp before timing
         mech.estimate(mech.privatize(warm, engine=client), engine=client)
         out["geo privatize + estimate"] = _traced(

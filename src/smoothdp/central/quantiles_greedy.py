@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.central.quantiles import _lse_rows
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.noise import DiscreteLaplace
 
@@ -157,14 +158,6 @@ class _RangeTree:
             acc[take] = np.logaddexp(acc[take], self.tree[hi[take]])
             lo, hi = lo >> 1, hi >> 1
         return acc
-
-
-def _lse_rows(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    top = np.max(a, axis=0)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out: NDArray[np.float64] = safe + np.log(np.sum(np.exp(a - safe), axis=0))
-    return out
 
 
 def _prefix(v: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.smoothed_dp._logmath import log1mexp, log_binom_pmf, log_hypergeom_pmf
-from smoothdp.smoothed_dp.pairs import log_pair_divergence
+from smoothdp.smoothed_dp.pairs import _log_tail_bound, log_pair_divergence
 
 __all__ = [
     "BRACKET_RTOL",
@@ -209,7 +209,7 @@ def _direction_table(
     if upper:  # the mass of u > top, bounded by its geometric tail (W ≤ 1)
         e1 = log_hypergeom_pmf(top + 1, n, xs, removed)
         e2 = log_hypergeom_pmf(top + 2, n, xs, removed)
-        beyond = _log_tail(e1, e2)
+        beyond = _log_tail_bound(e1, e2)
     rows = 0
     for key in np.unique(pop_all):
         sel = np.flatnonzero(pop_all == key)
@@ -336,16 +336,6 @@ def _window_1d(count: int, p: float, budget: float) -> tuple[int, int]:
     return max(0, math.floor(count * p - radius)), min(count, math.ceil(count * p + radius))
 
 
-def _log_tail(log_edge: NDArray[np.float64], log_next: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(invalid="ignore"):
-        rho = np.where(np.isfinite(log_edge), np.minimum(log_next - log_edge, 0.0), -np.inf)
-    return np.where(
-        rho < -1e-12,
-        log_edge - log1mexp(np.minimum(rho, -1e-300)),
-        np.where(np.isfinite(log_edge), 0.0, -np.inf),
-    )
-
-
 def _trinomial_window(
     count: int, pi: NDArray[np.float64], i: int, j: int, budget: float
 ) -> tuple[int, int, NDArray[np.float64], float]:
@@ -372,17 +362,19 @@ def _trinomial_window(
     outs = []
     if hi_i < count:
         outs.append(
-            float(_log_tail(log_binom_pmf(hi_i + 1, count, pi_i), log_binom_pmf(hi_i + 2, count, pi_i)))
+            float(_log_tail_bound(log_binom_pmf(hi_i + 1, count, pi_i), log_binom_pmf(hi_i + 2, count, pi_i)))
         )
     if lo_i > 0:
         outs.append(
-            float(_log_tail(log_binom_pmf(lo_i - 1, count, pi_i), log_binom_pmf(lo_i - 2, count, pi_i)))
+            float(_log_tail_bound(log_binom_pmf(lo_i - 1, count, pi_i), log_binom_pmf(lo_i - 2, count, pi_i)))
         )
     up = np.where(
-        hi_j < rest, _log_tail(log_binom_pmf(hi_j + 1, rest, q), log_binom_pmf(hi_j + 2, rest, q)), -np.inf
+        hi_j < rest,
+        _log_tail_bound(log_binom_pmf(hi_j + 1, rest, q), log_binom_pmf(hi_j + 2, rest, q)),
+        -np.inf,
     )
     down = np.where(
-        lo_j > 0, _log_tail(log_binom_pmf(lo_j - 1, rest, q), log_binom_pmf(lo_j - 2, rest, q)), -np.inf
+        lo_j > 0, _log_tail_bound(log_binom_pmf(lo_j - 1, rest, q), log_binom_pmf(lo_j - 2, rest, q)), -np.inf
     )
     outs.append(float(np.logaddexp.reduce(log_pi + np.logaddexp(up, down))))
     return lo_i, first_j, grid, float(np.logaddexp.reduce(np.array(outs)))
