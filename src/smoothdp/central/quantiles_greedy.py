@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles import _lse_rows
+from smoothdp.central.quantiles import _ATOM_MASS, _lse_rows, _rational_choice
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.noise import DiscreteLaplace
 
@@ -51,7 +51,7 @@ __all__ = [
 TEST_SHARE = 0.05
 #: Atom masses per unit of spacing: heavy (the test passed) and light (the single quantile's 2^-14).
 HEAVY_MASS = 64.0
-LIGHT_MASS = 2.0**-14
+LIGHT_MASS = _ATOM_MASS
 #: The test passes when N + Z ≥ 0.9n + 3·t (t = 1/ε_t the noise scale).
 TEST_FRACTION = 0.9
 TEST_SLACK = 3.0
@@ -238,8 +238,6 @@ class GreedyChain:
 
     def draw(self, state: int, grid: OutputGrid, rng: np.random.Generator, numerics: str) -> float:
         """One point of the state's cell measure, exactly (rational masses, lazy uniform bits)."""
-        from smoothdp.central.quantiles import _rational_choice
-
         if self.knot[state]:
             return float(grid.round(float(self.knot_value[self.bid[state]])))
         i = int(self.gap[state])

@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from smoothdp.data.elections import Election2020, load_election_2020
 from smoothdp.experiments._framework import Outcome, Table, plt, progress, save_figures
 from smoothdp.experiments.style import legend_outside, styled, subplots, suptitle
-from smoothdp.smoothed_dp import SamplingHistogram, hull_vertices, smoothed_delta
+from smoothdp.smoothed_dp import SamplingHistogram, SmoothedDelta, hull_vertices, smoothed_delta
 
 TITLE = "smoothed-DP δ of three-candidate elections (Biden / Trump / other)"
 SOURCE = (
@@ -85,6 +85,17 @@ def hull_units(election: Election2020) -> list[str]:
     return [str(places.units[int(np.argmin(np.abs(shares - v).sum(axis=1)))]) for v in vertices]
 
 
+def _three_and_two(
+    mechanism: SamplingHistogram, eps: float, n: int, three: np.ndarray, two: np.ndarray
+) -> tuple[SmoothedDelta, float, float]:
+    """δ_SDP with three candidates (the result), log10 δ_SDP of the two-party vote, and the seconds the
+    m = 3 call took."""
+    start = time.perf_counter()
+    result = smoothed_delta(mechanism, eps, n, three)
+    seconds = time.perf_counter() - start
+    return result, smoothed_delta(mechanism, eps, n, two).log10_delta, seconds
+
+
 def _units(config: Config, election: Election2020) -> list[str]:
     return list(config.units) if config.units else [NATIONAL, *hull_units(election)]
 
@@ -110,16 +121,15 @@ def delta_against_n(config: Config, election: Election2020) -> tuple[Table, floa
     jobs = [(u, e, n) for u in _units(config, election) for e in config.epsilons for n in config.n_values]
     for unit, eps, n in progress(jobs, desc="smoothed-three-candidates"):
         three, two = _shares(election, unit)
-        start = time.perf_counter()
-        result = smoothed_delta(mechanism, eps, n, three)
-        seconds += time.perf_counter() - start
+        result, log10_two, took = _three_and_two(mechanism, eps, n, three, two)
+        seconds += took
         columns["unit"].append(unit)
         columns["other_share"].append(float(three[2]))
         columns["epsilon"].append(eps)
         columns["n"].append(n)
         columns["lost_ballots"].append(n - mechanism.sample_size(n))
         columns["log10_delta_three"].append(result.log10_delta)
-        columns["log10_delta_two_party"].append(smoothed_delta(mechanism, eps, n, two).log10_delta)
+        columns["log10_delta_two_party"].append(log10_two)
         columns["dp_delta"].append(result.dp_delta)
     table = Table(
         columns,
@@ -142,16 +152,15 @@ def delta_large_n(config: Config, election: Election2020) -> tuple[Table, float]
     seconds = 0.0
     jobs = [(e, n) for e in config.epsilons for n in config.large_n_values]
     for eps, n in progress(jobs, desc="smoothed-three-candidates, large n"):
-        start = time.perf_counter()
-        result = smoothed_delta(mechanism, eps, n, three)
-        seconds += time.perf_counter() - start
+        result, log10_two, took = _three_and_two(mechanism, eps, n, three, two)
+        seconds += took
         columns["epsilon"].append(eps)
         columns["n"].append(n)
         columns["lost_ballots"].append(n - mechanism.sample_size(n))
         columns["log10_delta_three"].append(result.log10_delta)
-        lower = getattr(result, "log10_lower", None)
+        lower = result.log10_lower  # None when the value is exact (small n): both ends are the value
         columns["log10_lower_three"].append(result.log10_delta if lower is None else lower)
-        columns["log10_delta_two_party"].append(smoothed_delta(mechanism, eps, n, two).log10_delta)
+        columns["log10_delta_two_party"].append(log10_two)
     table = Table(
         columns,
         f"log10 δ_SDP of M_H (η = {config.large_eta}) for the national vote at large n: three candidates "
@@ -178,14 +187,13 @@ def delta_by_unit(config: Config, election: Election2020) -> tuple[Table, float]
     seconds = 0.0
     for unit in progress([str(u) for u in election.units], desc="smoothed-three-candidates by unit"):
         three, two = _shares(election, unit)
-        start = time.perf_counter()
-        value = smoothed_delta(mechanism, eps, n, three).log10_delta
-        seconds += time.perf_counter() - start
+        result, log10_two, took = _three_and_two(mechanism, eps, n, three, two)
+        seconds += took
         columns["unit"].append(unit)
         for i, name in enumerate(("biden_share", "trump_share", "other_share")):
             columns[name].append(float(three[i]))
-        columns["log10_delta_three"].append(value)
-        columns["log10_delta_two_party"].append(smoothed_delta(mechanism, eps, n, two).log10_delta)
+        columns["log10_delta_three"].append(result.log10_delta)
+        columns["log10_delta_two_party"].append(log10_two)
     table = Table(
         columns,
         f"log10 δ_SDP of M_H (η = {config.eta}, n = {n}, ε = {eps:g}) per unit: three candidates and "

@@ -226,16 +226,13 @@ class GeoMechanism(Mechanism):
         chunks, but differ from the in-process reports (another stream).
         """
         if engine_name(engine, x) == "dask":
-            on_dask = self._dask_points(x)
-            gen = resolve_rng(rng)
-            if accountant is not None:
-                charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
-            return self._privatize_dask(on_dask.points, stream_key(gen))
-        pts = self.query.check_points(self._in_memory(x))
+            points: Any = self._dask_points(x)
+        else:
+            points = self.query.check_points(self._in_memory(x))
         gen = resolve_rng(rng)
         if accountant is not None:
             charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
-        return self._privatize(pts, gen)
+        return self._draw_reports(points, gen)
 
     def release(
         self, data: Any, *, accountant: Accountant | None = None, rng: SeedLike = None, engine: Any = None
@@ -291,13 +288,15 @@ class GeoMechanism(Mechanism):
     def _prepare(self, data: Any) -> Any:
         return data if isinstance(data, _DaskPoints) else self.query.check_points(data)
 
-    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+    def _draw_reports(self, prepared: Any, rng: np.random.Generator) -> Any:
+        """The reports of checked points: in process, or lazily on Dask from a stream key drawn from rng."""
         if isinstance(prepared, _DaskPoints):
-            reports = self._privatize_dask(prepared.points, stream_key(rng))
-        else:
-            reports = self._privatize(prepared, rng)
+            return self._privatize_dask(prepared.points, stream_key(rng))
+        return self._privatize(prepared, rng)
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
         return self._make_release(
-            reports,
+            self._draw_reports(prepared, rng),
             details=self._public_details(),
             beta=self.calibration.beta if self.calibration is not None else None,
             sampler=sampler_label(self.numerics),

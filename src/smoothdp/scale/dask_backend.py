@@ -29,7 +29,7 @@ from smoothdp.scale.selection import (
     exact_sum_between,
 )
 
-__all__ = ["DaskBackend"]
+__all__ = ["DaskBackend", "compute_on"]
 
 #: Fan-in of the tree reduction of histograms (each node adds this many (requests × 2^16) int64 arrays).
 _SPLIT_EVERY = 8
@@ -45,6 +45,16 @@ def _sum_task(block: NDArray[np.float64], lo_value: float, hi_value: float) -> N
     out = np.empty(1, dtype=object)
     out[0] = exact_sum_between(block, lo_value, hi_value)
     return out
+
+
+def compute_on(client: Any, *collections: Any, scheduler: str | None = None) -> tuple[Any, ...]:
+    """Compute dask collections in one go: on ``client`` (a ``dask.distributed.Client``) when given, else
+    with ``dask.compute`` on ``scheduler`` (``None``: the current scheduler)."""
+    if client is not None:
+        return tuple(client.gather(client.compute(list(collections))))
+    import dask
+
+    return tuple(dask.compute(*collections, scheduler=scheduler))
 
 
 class DaskBackend(CachingBackend):
@@ -71,12 +81,7 @@ class DaskBackend(CachingBackend):
 
     def _compute(self, *collections: Any) -> tuple[Any, ...]:
         """One Dask computation of ``collections`` (one pass over the data)."""
-        if self.client is not None:
-            futures = self.client.compute(list(collections))
-            return tuple(self.client.gather(futures))
-        import dask
-
-        return tuple(dask.compute(*collections, scheduler=self.scheduler))
+        return compute_on(self.client, *collections, scheduler=self.scheduler)
 
     def count(self) -> int:
         """The number of records: no pass if the chunk sizes are known; else the top histogram's total (one

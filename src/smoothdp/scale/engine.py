@@ -70,11 +70,9 @@ def check_engine(engine: Any) -> Any:
 def dask_compute(engine: Any, *collections: Any) -> tuple[Any, ...]:
     """Compute dask collections in one go: on ``engine`` when it is a ``Client``, else on the current
     scheduler (a ``Client`` if one is active, else threads)."""
-    if _is_client(engine):
-        return tuple(engine.gather(engine.compute(list(collections))))
-    import dask
+    from smoothdp.scale.dask_backend import compute_on
 
-    return tuple(dask.compute(*collections))
+    return compute_on(engine if _is_client(engine) else None, *collections)
 
 
 def engine_name(engine: Any, x: Any) -> str:
