@@ -153,7 +153,7 @@ def greedy_privacy_loss(
 
     xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
     n = xa.size
-    coef = coef_scale * (mech.epsilon_main - mech.margin(n)) / 4.0
+    coef = coef_scale * (mech.epsilon_main(n) - mech.margin(n)) / 4.0
     s = mech.lattice
 
     def stage2(heavy: bool) -> tuple[float, float]:
@@ -166,10 +166,11 @@ def greedy_privacy_loss(
         d = np.array([math.log(pa[k]) - math.log(pb[k]) for k in keys])
         return float(d.max()), float(-d.min())
 
-    if mech.atoms != "test":
-        up, down = stage2(mech.atoms == "heavy")
+    atoms = mech.stage_atoms(n)
+    if atoms != "test":
+        up, down = stage2(atoms == "heavy")
         return max(up, down)
-    eps_t = mech.epsilon_test
+    eps_t = mech.epsilon_test(n)
     t = test_scale(eps_t)
     thr = test_threshold(n, eps_t)
     on = [int(np.sum(np.isclose(np.round(v / s) * s, v) & (np.abs(v) < 2.0**50))) for v in (xa, xb)]

@@ -158,7 +158,7 @@ def test_jointexp_margin_is_small_public_and_monotone():
     # The lattice variant: the greedy programme, its margin taken at the heavier of the two atom masses
     # (so that it is fixed before the lattice test runs), masses up to W = width + c(width/s + 2).
     lat = max(
-        greedy_margin(epsilon=deciles.epsilon_main, n=10**5, m=9, width=125.0 + c * (125.0 + 2.0))
+        greedy_margin(epsilon=deciles.epsilon_main(10**5), n=10**5, m=9, width=125.0 + c * (125.0 + 2.0))
         for c in (64.0, 2.0**-14)
     )
     assert deciles.margin(10**5) == lat > continuum.margin(10**5)

@@ -53,7 +53,7 @@ CASES = [
 def test_programme_is_exactly_the_law_of_the_definition(x, qs, bounds, spacing, eps, atoms):
     mech = JointQuantiles(qs, epsilon=eps, bounds=bounds, lattice=spacing, atoms=atoms)
     d = mech._prepare(x)
-    coef = (mech.epsilon_main - mech.margin(d.size)) / 4.0
+    coef = (mech.epsilon_main(d.size) - mech.margin(d.size)) / 4.0
     mass = mech.atom_mass(atoms == "heavy")
     chain = GreedyChain(d, *bounds, mech._lattice, mass)
     got = sampler_state_law(GreedyTables(chain, mech.unique_qs, coef))
@@ -67,7 +67,7 @@ def test_sampler_draws_follow_the_definition():
     """Chi-square of 4000 draws of the state sequence against the definition's exact law."""
     x = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 2.5, 3.0, 3.0])
     mech = JointQuantiles([0.3, 0.5, 0.8], epsilon=3.0, bounds=(-1.5, 4.5), atoms="heavy")
-    coef = (mech.epsilon_main - mech.margin(x.size)) / 4.0
+    coef = (mech.epsilon_main(x.size) - mech.margin(x.size)) / 4.0
     mass = mech.atom_mass(True)
     chain = GreedyChain(x, -1.5, 4.5, mech._lattice, mass)
     tables = GreedyTables(chain, mech.unique_qs, coef)
@@ -100,7 +100,7 @@ def _pairs(n, grid):
     return out
 
 
-@pytest.mark.parametrize("atoms", ["test", "heavy"])
+@pytest.mark.parametrize("atoms", ["test", "heavy", "auto"])
 def test_worst_privacy_loss_over_adversarial_neighbours_is_within_epsilon(atoms):
     """Exact laws (definition, not the code) of the noisy count and the values, every substitution pair
     of 3 records on a grid with lattice points, off-lattice values and the bounds."""
@@ -135,13 +135,13 @@ def test_tied_values_are_released_exactly_where_the_continuum_never_can():
 
 
 def test_the_test_keeps_light_atoms_on_continuous_data():
-    x = np.random.default_rng(2).normal(0.0, 1.0, 500)
+    x = np.random.default_rng(2).normal(0.0, 1.0, 2000)
     mech = JointQuantiles([0.25, 0.5, 0.75], epsilon=1.0, bounds=(-10.0, 10.0))
     rel = mech.release(x, rng=default_rng(5))
     test = rel.details["lattice_test"]
     assert test["atoms"] == "light" and test["epsilon"] == pytest.approx(0.05)
     assert isinstance(test["noisy_count"], int)
-    assert rel.details["atoms"] == "test" and rel.details["epsilon_float_margin"] < 1e-6
+    assert rel.details["atoms"] == "auto" and rel.details["epsilon_float_margin"] < 1e-6
 
 
 def test_within_cell_draws_are_exact_on_the_lattice_and_in_bounds():
@@ -158,14 +158,40 @@ def test_within_cell_draws_are_exact_on_the_lattice_and_in_bounds():
 
 
 def test_margin_is_public_small_and_covers_both_atom_masses():
-    deciles = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0))
+    deciles = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), atoms="test")
     heavy = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), atoms="heavy")
     light = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), atoms="light")
     for n in (10, 10**3, 10**5, 10**6):
         assert deciles.margin(n) <= 1e-4 and deciles.admissible(n)
         assert deciles.margin(n) >= max(heavy.margin(n) * 0.95, light.margin(n) * 0.95)
-    assert deciles.epsilon_test == pytest.approx(0.05) and heavy.epsilon_test == 0.0
-    assert deciles.epsilon_main + deciles.epsilon_test <= 1.0
+    assert deciles.epsilon_test(10) == pytest.approx(0.05) and heavy.epsilon_test(10) == 0.0
+    assert deciles.epsilon_main(10) + deciles.epsilon_test(10) <= 1.0
+
+
+def test_auto_runs_the_test_only_where_lattice_data_can_pass_it():
+    """atoms="auto" (default): the test runs iff its float threshold 0.9n + 3t ≤ n, t = 1/(0.05ε) rounded
+    up: at ε = 1 from n ≈ 30t = 600 on; below, no budget is spent on it and all of ε goes to JointExp
+    with light atoms."""
+    auto = JointQuantiles([0.25, 0.5], epsilon=1.0, bounds=(0.0, 10.0))
+    assert auto.atoms == "auto"
+    t = math.nextafter(20.0, math.inf)
+    runs = [n for n in range(560, 641) if auto.stage_atoms(n) == "test"]
+    assert runs == [n for n in range(560, 641) if 0.9 * n + 3.0 * t <= n] and 599 <= runs[0] <= 601
+    assert runs == list(range(runs[0], 641))
+    assert auto.epsilon_test(590) == 0.0 and auto.epsilon_main(590) == 1.0
+    assert auto.epsilon_test(610) == pytest.approx(0.05) and auto.epsilon_main(610) == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize(("n", "twin"), [(200, "light"), (800, "test")])
+def test_auto_releases_exactly_what_the_rule_names(n, twin):
+    """Same seed, same data: "auto" draws exactly what the explicitly chosen stage would."""
+    x = np.repeat(np.arange(4.0), n // 4)
+    auto = JointQuantiles([0.3, 0.6], epsilon=1.0, bounds=(0.0, 10.0))
+    named = JointQuantiles([0.3, 0.6], epsilon=1.0, bounds=(0.0, 10.0), atoms=twin)
+    for seed in range(3):
+        a, b = auto.release(x, rng=default_rng(seed)), named.release(x, rng=default_rng(seed))
+        assert np.array_equal(a.value, b.value)
+        assert a.details["lattice_test"]["epsilon"] == (0.05 if twin == "test" else 0.0)
 
 
 def test_lattice_and_atoms_are_validated_from_public_values_alone():

@@ -982,10 +982,13 @@ class JointQuantiles(_MultiQuantile):
     then backwards (interval, then repeats).
 
     ``lattice=s`` (default 1.0; docs/theory/quantiles.md#jointexp-on-a-public-lattice): two stages.
-    (1) ``atoms="test"`` (default): 5% of ε on the number N of records on the lattice, N + Z with Z exact
-    discrete Laplace of scale 1/ε_t (the geometric mechanism); heavy atoms c = 64·s if the noisy count is at
-    least 0.9n + 3/ε_t, else c = 2^-14·s (``atoms="heavy"`` / ``"light"``: a public choice, no test, all of ε
-    on stage 2). (2) JointExp with the rest of ε over outputs (o_j, ρ_j), base measure (Lebesgue +
+    (1) the lattice test: 5% of ε on the number N of records on the lattice, N + Z with Z exact discrete
+    Laplace of scale 1/ε_t (the geometric mechanism); heavy atoms c = 64·s if the noisy count is at least
+    0.9n + 3/ε_t, else c = 2^-14·s. ``atoms="auto"`` (default) runs it only when that threshold is at most n
+    (a public condition: then data entirely on the lattice pass with probability ≥ 1/2; above it a pass
+    could only come from the noise), and otherwise takes light atoms and spends all of ε on stage 2;
+    ``atoms="test"`` always runs it; ``"heavy"`` / ``"light"``: a public choice, no test.
+    (2) JointExp with the rest of ε over outputs (o_j, ρ_j), base measure (Lebesgue +
     c·lattice counting) ⊗ Lebesgue on ρ, ordered lexicographically, where an output at a record value v on
     the lattice takes the greedy count C_j = clamp(C_{j−1} + ĝ_j, #{x < v}, #{x ≤ v}) (ĝ_j the target gap
     rounded to a half-integer): still sensitivity 2, and a tied value costs the atom mass c, not a split.
@@ -1012,7 +1015,7 @@ class JointQuantiles(_MultiQuantile):
         epsilon: float,
         bounds: tuple[float, float],
         lattice: float | None = 1.0,
-        atoms: str = "test",
+        atoms: str = "auto",
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
@@ -1020,31 +1023,39 @@ class JointQuantiles(_MultiQuantile):
         super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
         self.lattice = check_lattice(lattice)
         self._lattice = None if self.lattice is None else _Lattice(self.lattice)
-        if not isinstance(atoms, str) or atoms not in ("test", "heavy", "light"):
-            raise ValueError(f"atoms must be 'test', 'heavy' or 'light'; got {atoms!r}")
+        if not isinstance(atoms, str) or atoms not in ("auto", "test", "heavy", "light"):
+            raise ValueError(f"atoms must be 'auto', 'test', 'heavy' or 'light'; got {atoms!r}")
         self.atoms = atoms
 
-    @property
-    def epsilon_test(self) -> float:
-        """ε_t of the lattice test (0 without a lattice or with a public ``atoms`` choice)."""
+    def stage_atoms(self, n: int) -> str:
+        """How stage 1 sets the atom mass on n records (public): ``"test"`` (the lattice test runs),
+        ``"heavy"`` or ``"light"``. ``atoms="auto"`` runs the test only when its threshold 0.9n + 3/ε_t is
+        at most n."""
+        from smoothdp.central.quantiles_greedy import TEST_SHARE, test_threshold
+
+        if self.atoms == "auto":
+            return "test" if test_threshold(n, TEST_SHARE * self.epsilon) <= n else "light"
+        return self.atoms
+
+    def epsilon_test(self, n: int) -> float:
+        """ε_t of the lattice test on n records (0 without a lattice or when the test does not run)."""
         from smoothdp.central.quantiles_greedy import TEST_SHARE
 
-        if self._lattice is None or self.atoms != "test":
+        if self._lattice is None or self.stage_atoms(n) != "test":
             return 0.0
         return TEST_SHARE * self.epsilon
 
-    @property
-    def epsilon_main(self) -> float:
-        """ε of the JointExp stage: ε − ε_t."""
-        return self.epsilon - self.epsilon_test
+    def epsilon_main(self, n: int) -> float:
+        """ε of the JointExp stage on n records: ε − ε_t."""
+        return self.epsilon - self.epsilon_test(n)
 
-    def _atom_masses(self) -> list[float]:
+    def _atom_masses(self, n: int) -> list[float]:
         from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
 
         assert self._lattice is not None
         s = self._lattice.spacing
         return {"heavy": [HEAVY_MASS * s], "light": [LIGHT_MASS * s]}.get(
-            self.atoms, [HEAVY_MASS * s, LIGHT_MASS * s]
+            self.stage_atoms(n), [HEAVY_MASS * s, LIGHT_MASS * s]
         )
 
     def margin(self, n: int) -> float:
@@ -1059,13 +1070,13 @@ class JointQuantiles(_MultiQuantile):
             return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
         s, w = self._lattice.spacing, self.width
         return max(
-            greedy_margin(epsilon=self.epsilon_main, n=n, m=m, width=w + c * (w / s + 2.0))
-            for c in self._atom_masses()
+            greedy_margin(epsilon=self.epsilon_main(n), n=n, m=m, width=w + c * (w / s + 2.0))
+            for c in self._atom_masses(n)
         )
 
     def admissible(self, n: int) -> bool:
         """Whether the float margin stays within 10% of the stage's ε at n records (a public condition)."""
-        return self.margin(n) <= 0.1 * self.epsilon_main
+        return self.margin(n) <= 0.1 * self.epsilon_main(n)
 
     def _check_admissible(self, n: int) -> None:
         if not self.admissible(n):
@@ -1119,17 +1130,20 @@ class JointQuantiles(_MultiQuantile):
         n = sorted_x.size
         self._check_admissible(n)
         info: dict[str, Any] = {}
-        if self.atoms == "test":
+        atoms = self.stage_atoms(n)
+        if atoms == "test":
+            eps_t = self.epsilon_test(n)
             on = int(np.count_nonzero(self._lattice.contains(sorted_x)))
-            heavy, noisy = lattice_test(on, n, self.epsilon_test, rng, numerics=self.numerics)
+            heavy, noisy = lattice_test(on, n, eps_t, rng, numerics=self.numerics)
             info["lattice_test"] = {
-                "epsilon": self.epsilon_test,
+                "epsilon": eps_t,
                 "noisy_count": noisy,
                 "atoms": "heavy" if heavy else "light",
             }
         else:
-            heavy = self.atoms == "heavy"
-        coef = (self.epsilon_main - self.margin(n)) / 4.0
+            heavy = atoms == "heavy"
+            info["lattice_test"] = {"epsilon": 0.0, "noisy_count": None, "atoms": atoms}
+        coef = (self.epsilon_main(n) - self.margin(n)) / 4.0
         chain = GreedyChain(sorted_x, self.lower, self.upper, self._lattice, self.atom_mass(heavy))
         tables = GreedyTables(chain, self.unique_qs, coef)
         states = greedy_sample(tables, rng)
