@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -100,8 +101,18 @@ class BudgetRefused(Exception):
     """The ``--budget`` file cannot pay for the release: one line on stderr, exit status 3."""
 
 
+#: What a negative number looks like on the command line: argparse's own pattern (Python < 3.13) takes
+#: ``-1e3`` and ``-inf`` for options, so ``--bounds -1e3 1e3`` failed with "expected 2 arguments".
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (exit 2), not the usage block."""
+    """argparse, but a usage error is one line on stderr (exit 2), not the usage block, and a negative
+    number in scientific notation (``-1e3``) or ``-inf`` is a value, not an option."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str) -> NoReturn:
         raise CliError(message)

@@ -81,6 +81,8 @@ def _object_to_float(value: Any, name: str) -> float:
         raise TypeError(f"{name} must hold real numbers; got a complex number")
     try:
         return float(value)
+    except OverflowError:  # a real number beyond the float range (a huge int or Fraction): ±inf, then clipped
+        return math.inf if value > 0 else -math.inf
     except (TypeError, ValueError) as err:
         kind = type(value).__name__
         raise TypeError(f"{name} must hold real numbers; got an element of type {kind}") from err

@@ -361,3 +361,20 @@ def test_candidates_still_override_the_lattice():
     out = {mech.sample(mech._prepare(x), default_rng(28)) for _ in range(50)}
     assert out <= {0.5, 3.5, 8.0}
     assert mech.release(x, rng=default_rng(29)).details["lattice"] is None
+
+
+def test_epsilon_times_n_beyond_2_to_50_is_a_clear_parameter_error():
+    """The exact samplers keep the weights' binary exponents far inside int64: ε(n + 1) ≤ 2^50 (public),
+    refused above with a message naming epsilon; at the limit the release is the median itself."""
+    import smoothdp as sd
+
+    x = [1.0, 2.0, 3.0, 4.0, 5.0]
+    at_limit = 2.0**50 / 6.0
+    assert sd.median(x, epsilon=at_limit, bounds=(0.0, 10.0), method="exponential", rng=1).value == 3.0
+    for call in (
+        lambda: sd.median(x, epsilon=at_limit * 1.001, bounds=(0.0, 10.0), method="exponential", rng=1),
+        lambda: sd.quantiles(x, [0.2, 0.8], epsilon=1e16, bounds=(0.0, 10.0), method="recursive", rng=1),
+        lambda: sd.median(x, epsilon=1e16, bounds="private", rng=1),
+    ):
+        with pytest.raises(ValueError, match=r"epsilon.*2\^50"):
+            call()

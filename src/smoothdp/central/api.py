@@ -505,8 +505,8 @@ class _SmoothQuantile(SmoothSensitivityMechanism):
             numerics=numerics,
             **noise_options,
         )
-        self._clip_data = bool(clip)
-        self._clamp = bool(clamp)
+        self._clip_data = check_bool("clip", clip)
+        self._clamp = check_bool("clamp", clamp)
 
     def _prepare(self, data: Any) -> Any:
         lo, hi = self.statistic.bounds

@@ -61,7 +61,8 @@ def auto_coverage(n: int, epsilon_range: float) -> float:
     """The public coverage level max(1/2, 1 − 20/(ε₁·n)) of the private range (n ≥ 1, ε₁ > 0)."""
     nn = check_int("n", n, minimum=1)
     eps = check_epsilon(epsilon_range, "epsilon_range")
-    return max(0.5, 1.0 - _TOP_DISTANCE / (eps * nn))
+    # Below 1 even when 20/(ε₁n) underflows next to 1 (a coverage must lie in (0, 1)).
+    return min(max(0.5, 1.0 - _TOP_DISTANCE / (eps * nn)), math.nextafter(1.0, 0.0))
 
 
 def _split(epsilon: float, fraction: float) -> tuple[float, float]:

@@ -24,7 +24,7 @@ from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_epsilon, check_in_range, check_int, check_positive
+from smoothdp.validation import as_float_array, check_epsilon, check_in_range, check_int, check_positive
 
 __all__ = ["DEFAULT_RANGE_FRACTION", "PrivateRange"]
 
@@ -74,7 +74,11 @@ class PrivateRange(Mechanism):
         self.octaves = check_int("octaves", octaves, minimum=1, maximum=500)
         self.coverage = check_in_range("coverage", coverage, 0.0, 1.0)
         self.numerics = check_numerics(numerics)
-        if not math.isfinite(math.ldexp(self.scale, self.octaves + 2)):
+        try:
+            top = math.ldexp(self.scale, self.octaves + 2)
+        except OverflowError:  # math.ldexp raises instead of returning inf
+            top = math.inf
+        if not math.isfinite(top):
             raise ValueError(f"scale·2^octaves overflows; got scale={scale!r}, octaves={octaves!r}")
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
         self.calibration = None
@@ -90,7 +94,8 @@ class PrivateRange(Mechanism):
         return centre - self.octaves, centre + self.octaves
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
-        arr = np.array(data, dtype=np.float64, copy=True)
+        # The library's one conversion (strings refused, None → NaN, huge ints → ±inf), then our own copy.
+        arr = np.array(as_float_array(data, "x"), dtype=np.float64, copy=True)
         if arr.ndim != 1:
             raise ValueError(f"x must be 1-D (one record per person); got shape {arr.shape}")
         arr[np.isnan(arr)] = 0.0  # the public imputation value: the centre of the symmetric range

@@ -166,6 +166,14 @@ def sample_em_windowed(
     w = window_half_width(n, coef) if half_width is None else half_width
     a, b = max(1, r - w), min(n, r + w)
     win = records.window(a, b)
+    # A tie run across an end of the window is read whole, with w more ranks beyond it. Otherwise a window
+    # inside a long run of one value (off the lattice) holds no outcome of positive weight, every draw goes
+    # to an outside region, and its rejection loop almost never accepts: a data-dependent hang. Reading
+    # more ranks changes the running time only, never the output distribution (module docstring).
+    a_run, b_run = win.n_below + 1, n - win.n_above  # the first rank of x_(a)'s run, the last of x_(b)'s
+    if a_run < a or b_run > b:
+        a, b = max(1, min(a, a_run - w)), min(n, max(b, b_run + w))
+        win = records.window(a, b)
     parts = [win.values]
     if a == 1:
         parts.insert(0, np.array([lower]))
@@ -186,14 +194,17 @@ def sample_em_windowed(
             regions.append(("right", mass, _log_region_bound(mass, b - target, coef, eta)))
     logw = np.concatenate((outcomes.logw, [lr for *_, lr in regions]))
     size = outcomes.logw.size
-    bounds = _dyadic(logw)[size:]  # Û of each region exactly as exact_categorical sees it
+    k_all, f_all = _dyadic_parts(logw)  # the float weights exactly as exact_categorical sees them
     while True:
         idx = exact_categorical(logw, rng)
         if idx < size:
             return _draw_window(outcomes, idx, lattice, grid, rng, numerics)
         side, mass, _ = regions[idx - size]
+        # Û of the drawn region as an exact rational, made only when a region is drawn: the window's weights
+        # as rationals can be 2^(−10^12) at a large ε.
+        bound = Fraction(float(f_all[idx])) * Fraction(2) ** int(k_all[idx])
         value = _sample_region(
-            records, side, (a, b), mass, bounds[idx - size],
+            records, side, (a, b), mass, bound,
             lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
             numerics=numerics,
         )  # fmt: skip

@@ -117,6 +117,10 @@ def _check_width(lower: float, upper: float) -> float:
 # ------------------------------------------------------------------------------------------------------------
 # Exact sampling from float weights
 # ------------------------------------------------------------------------------------------------------------
+#: Largest ε·(n + 1) the exact exponential-mechanism samplers accept (:func:`log_weight_margin`).
+_MAX_EPSILON_N = 2.0**50
+
+
 def log_weight_margin(*, epsilon: float, n: int, width: float | None) -> float:
     """A public bound η on |ln Ŵ_j − w_j|: the error of the float log weights (docs/theory/quantiles.md#
     sampling-exactly-from-float-weights).
@@ -124,7 +128,15 @@ def log_weight_margin(*, epsilon: float, n: int, width: float | None) -> float:
     |w_j| ≤ 745 + |ln width| + ε(n + 1)/2 (interval log-lengths of floats lie in [ln 2^-1074, ln width]);
     each of the few float operations adds at most a few units of roundoff of that magnitude, and numpy's
     log / exp2 at most ``_LIBM_ULPS`` ulps; we allow 4·_LIBM_ULPS units in all.
+
+    ε(n + 1) above 2^50 is refused (public: ε and n): the binary exponents of the weights must stay far
+    inside int64, and no useful release needs such a budget.
     """
+    if not epsilon * (n + 1.0) <= _MAX_EPSILON_N:
+        raise ValueError(
+            f"epsilon·(n + 1) must be at most 2^50 for the exponential mechanism's exact sampler; got "
+            f"epsilon={epsilon:g} (this stage's share of the budget) with n={n}"
+        )
     magnitude = 4.0 + epsilon * (n + 1.0)
     if width is not None:
         magnitude += 746.0 + abs(math.log(width))

@@ -57,7 +57,13 @@ class OutputGrid:
     @classmethod
     def for_bounds(cls, lower: float, upper: float, *, precision: int = DEFAULT_PRECISION) -> OutputGrid:
         """The grid for a statistic with public bounds: magnitude max(|lower|, |upper|, upper − lower)."""
-        return cls.for_magnitude(max(abs(lower), abs(upper), upper - lower), precision=precision)
+        magnitude = max(abs(lower), abs(upper), upper - lower)
+        if not (math.isfinite(magnitude) and magnitude >= 2.0**-1001):  # exponent in [-1000, 1024]
+            raise ValueError(
+                "bounds must have max(|lower|, |upper|, upper − lower) finite and at least 2^-1001 (the "
+                f"public output grid needs it); got ({lower!r}, {upper!r})"
+            )
+        return cls.for_magnitude(magnitude, precision=precision)
 
     def round(self, y: ArrayLike) -> NDArray[np.float64]:
         """R(y) for float y (exact: only power-of-two scalings and ``np.rint``)."""

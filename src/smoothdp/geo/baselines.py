@@ -80,13 +80,15 @@ class _AdditiveLaplace(GeoMechanism):
 
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         """R(f(x) + scale·Z), Z ~ Lap(1), per user and query (shape P + U); f + scale·Z in floats."""
+        shape = self.query.param_shape + self.query.user_shape(pts)
+        if not self.query.user_shape(pts):  # one user as a scalar (1-D) or a point (2-D): a batch of one
+            pts = pts[np.newaxis]
         scale = self._scale(len(self.query.user_shape(pts)))
         if self.numerics == "float":
             f = self.query._value(pts)
-            return f + scale * _LAPLACE.sample(f.shape, rng, numerics="float")
+            return np.reshape(f + scale * _LAPLACE.sample(f.shape, rng, numerics="float"), shape)
         centre = self.query._enclosure(pts)
-        shape = self.query.param_shape + self.query.user_shape(pts)
-        sensitivity = np.broadcast_to(scale, shape)
+        sensitivity = np.broadcast_to(scale, self.query.param_shape + self.query.user_shape(pts))
         out = add_noise(centre, _LAPLACE, grid=self.grid, rng=rng, sensitivity=sensitivity, numerics="exact")
         return np.asarray(out, dtype=np.float64).reshape(shape)
 
