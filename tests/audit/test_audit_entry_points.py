@@ -535,6 +535,14 @@ def test_documented_quantile_lists_are_accepted() -> None:
     assert value.shape == (3,) and value[0] == value[2]
 
 
+def _run_python(code: str, *, timeout: float) -> str:
+    """Run ``code`` in a fresh interpreter (a hang or a memory blow-up fails the test instead of the
+    suite); its stdout, after asserting it exited cleanly."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_huge_epsilon_completes() -> None:
     """Regression: ε = 10^12 made the exponential-mechanism median build 2^(−10^12) as an exact rational
     (quantile_window: every window weight was turned into a Fraction to keep the outside regions' two).
@@ -553,9 +561,7 @@ def test_huge_epsilon_completes() -> None:
         "except ValueError as err:\n"
         "    print(repr(str(err)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
+    lines = _run_python(code, timeout=120).splitlines()
     values = [float(v) for v in lines[:2]]
     # At ε = 10^12 the mechanism puts mass e^{-10^12} outside the gaps next to the median, x_(3) = 3.
     assert 2.0 <= values[0] <= 4.0 and 2.0 <= values[1] <= 4.0
@@ -580,9 +586,7 @@ def test_tie_run_at_the_quantile_does_not_hang() -> None:
         "z[-700:] = np.linspace(60.0, 100.0, 700)\n"
         "print(float(sd.quantile(z, 0.5, epsilon=1.0, bounds=(0.0, 100.0), method='exponential', rng=5)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90)
-    assert done.returncode == 0, done.stderr[-2000:]
-    first, second, third = (float(v) for v in done.stdout.split())
+    first, second, third = (float(v) for v in _run_python(code, timeout=90).split())
     # The medians: x_(5000) = 50.5 inside a run of ~1000 ties; y's 1000 imputed 50.0 sit at its median; z's
     # run of 600 ties at 50.5 covers ranks 701..1300 around rank 1000. ε = 1 keeps the release within a few
     # records' ranks of them: the records next to the runs are within 1 of them.
