@@ -182,9 +182,16 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
     return v
 
 
+#: Smallest ε accepted: below it noise scales such as Δ/ε leave the float range (and no release is useful).
+MIN_EPSILON = 2.0**-64
+
+
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
-    """ε must be positive and finite."""
-    return check_positive(name, epsilon)
+    """ε must be finite and at least 2^-64 (:data:`MIN_EPSILON`)."""
+    eps = _as_float(name, epsilon)
+    if not MIN_EPSILON <= eps < math.inf:  # NaN fails too
+        raise ValueError(f"{name} must be in [2^-64, inf); got {epsilon!r}")
+    return eps
 
 
 def check_delta(delta: Any, name: str = "delta", *, allow_zero: bool = True) -> float:

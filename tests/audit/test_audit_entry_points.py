@@ -294,10 +294,12 @@ SINGLE = ["median", "median_smooth", "median_exponential", "quantile_0.9", "mean
 ALL_DECLARED = [*SINGLE, "quantiles", "quantiles_joint_exp", "quantiles_recursive", "private_clip_mean"]
 
 BAD_COMMON: list[tuple[dict[str, Any], type[Exception], str]] = [
-    ({"epsilon": 0.0}, ValueError, r"^epsilon must be in \(0, inf\)"),
-    ({"epsilon": -1.0}, ValueError, r"^epsilon must be in \(0, inf\)"),
-    ({"epsilon": math.nan}, ValueError, r"^epsilon must be in \(0, inf\)"),
-    ({"epsilon": math.inf}, ValueError, r"^epsilon must be in \(0, inf\)"),
+    ({"epsilon": 0.0}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
+    ({"epsilon": -1.0}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
+    ({"epsilon": math.nan}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
+    ({"epsilon": math.inf}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
+    ({"epsilon": 1e-300}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
+    ({"epsilon": 5e-324}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
     ({"epsilon": "1"}, TypeError, r"^epsilon must be a real number"),
     ({"epsilon": None}, TypeError, r"^epsilon must be a real number"),
     ({"epsilon": True}, TypeError, r"^epsilon must be a real number"),
