@@ -595,6 +595,21 @@ def test_tie_run_at_the_quantile_does_not_hang() -> None:
     assert abs(first - 50.5) < 1.0 and abs(second - 50.0) < 1.0 and 40.0 <= third <= 60.0
 
 
+def test_records_packed_in_subnormal_gaps_do_not_hang() -> None:
+    """Regression: 1000 records 5e-324 apart in bounds (0, 1e10). The exact law sits on the wide gap above
+    the data (ln 1e10 − 250 against −744 for every gap inside), but the right region's bound exceeded its
+    weight by about e^183, so the rejection rounds of the windowed sampler never ended. Now one rejected
+    round hands over to the whole-data sampler (same law)."""
+    code = (
+        "import numpy as np, smoothdp as sd\n"
+        "x = 5e-324 * np.arange(1000.0)\n"
+        "for seed in range(3):\n"
+        "    print(float(sd.median(x, epsilon=1.0, bounds=(0.0, 1e10), rng=seed)))\n"
+    )
+    values = [float(v) for v in _run_python(code, timeout=90).split()]
+    assert len(values) == 3 and all(5e-321 < v <= 1e10 for v in values)
+
+
 # ------------------------------------------------------------ 3. seeds and simulation labels
 @pytest.mark.parametrize("name", list(ENTRY))
 def test_seed_reproduces_and_labels_simulation(name: str) -> None:

@@ -15,10 +15,12 @@ weight per unit of μ there, because every outcome left of x_(a) has at most a �
 (so |j − t| ≥ t − a + 1), and symmetrically on the right. One exact categorical draw decides; when it lands
 on a region (probability ≤ Û/ΣŴ, below 2^-60 on data without a huge mass far from the quantile), the
 region is sampled by rejection: a point y ~ μ restricted to the region, accepted with probability
-Ŵ(outcome of y)·μ(region)/(Û·μ(outcome of y)) ≤ 1, computed in exact rationals; on rejection the whole
-draw restarts. Each outcome is then output with probability exactly Ŵ/ΣŴ: the window's by the first draw,
-a region's by Û/Z · μ(o)/μ(region) · Ŵ(o)μ(region)/(Û μ(o)) = Ŵ(o)/Z per round, and the rounds repeat
-identically. Only the rare region branch reads the whole data.
+Ŵ(outcome of y)·μ(region)/(Û·μ(outcome of y)) ≤ 1, computed in exact rationals. In that round each outcome
+is output with probability exactly Ŵ/Z (Z = ΣŴ over the window plus ΣÛ): the window's by the first draw,
+a region's by Û/Z · μ(o)/μ(region) · Ŵ(o)μ(region)/(Û μ(o)) = Ŵ(o)/Z. So conditionally on acceptance
+the output has the whole-data law; on rejection we take one draw of the whole-data sampler (same law), which
+bounds the time where Û exceeds the region's weight by a huge factor. Only the rare region branch reads the
+whole data.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from smoothdp.central.quantiles import (
     _Lattice,
     _uniform_bits,
     exact_categorical,
+    sample_em_lattice,
+    sample_em_quantile,
 )
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.scale.engine import Records
@@ -210,6 +214,38 @@ def sample_em_windowed(
         )  # fmt: skip
         if value is not None:
             return value
+        # Rejected: one exact draw from the whole data instead of more rounds. An accepted round outputs
+        # each outcome with probability exactly proportional to its weight, and so does the whole-data
+        # sampler, so the law is unchanged; but the time is bounded whatever the data (a region's bound
+        # can exceed its weight by e^{hundreds}, e.g. records packed into subnormal gaps in wide bounds).
+        return _whole_data_draw(
+            records.sorted_values(), lower=lower, upper=upper, target=target, coef=coef, lattice=lattice,
+            grid=grid, rng=rng, numerics=numerics,
+        )  # fmt: skip
+
+
+def _whole_data_draw(
+    sorted_x: NDArray[np.float64],
+    *,
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    lattice: _Lattice | None,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
+) -> float:
+    """One draw of the same law from every order statistic (the whole-data samplers of ``quantiles``)."""
+    if lattice is None:
+        return sample_em_quantile(
+            sorted_x, lower=lower, upper=upper, target=target, coef=coef, grid=grid, rng=rng,
+            numerics=numerics,
+        )  # fmt: skip
+    return sample_em_lattice(
+        sorted_x, lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
+        numerics=numerics,
+    )  # fmt: skip
 
 
 def _draw_window(
