@@ -218,34 +218,16 @@ def sample_em_windowed(
         # each outcome with probability exactly proportional to its weight, and so does the whole-data
         # sampler, so the law is unchanged; but the time is bounded whatever the data (a region's bound
         # can exceed its weight by e^{hundreds}, e.g. records packed into subnormal gaps in wide bounds).
-        return _whole_data_draw(
-            records.sorted_values(), lower=lower, upper=upper, target=target, coef=coef, lattice=lattice,
-            grid=grid, rng=rng, numerics=numerics,
-        )  # fmt: skip
-
-
-def _whole_data_draw(
-    sorted_x: NDArray[np.float64],
-    *,
-    lower: float,
-    upper: float,
-    target: float,
-    coef: float,
-    lattice: _Lattice | None,
-    grid: OutputGrid,
-    rng: np.random.Generator,
-    numerics: str,
-) -> float:
-    """One draw of the same law from every order statistic (the whole-data samplers of ``quantiles``)."""
-    if lattice is None:
-        return sample_em_quantile(
-            sorted_x, lower=lower, upper=upper, target=target, coef=coef, grid=grid, rng=rng,
+        full = records.sorted_values()
+        if lattice is None:
+            return sample_em_quantile(
+                full, lower=lower, upper=upper, target=target, coef=coef, grid=grid, rng=rng,
+                numerics=numerics,
+            )  # fmt: skip
+        return sample_em_lattice(
+            full, lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
             numerics=numerics,
         )  # fmt: skip
-    return sample_em_lattice(
-        sorted_x, lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
-        numerics=numerics,
-    )  # fmt: skip
 
 
 def _draw_window(
