@@ -190,8 +190,6 @@ class Statistic(ABC):
             self._check_size(x.n)
             return x
         records = as_records(x, self.lower, self.upper, clip=self.clip, min_size=self.min_size)
-        if records.n < self.min_size:  # Records prepared elsewhere (as_records without min_size): n is public
-            raise ValueError(f"x must hold at least {self.min_size} value(s); got {records.n}")
         self._check_size(records.n)
         return PreparedData(records, self)
 

@@ -287,9 +287,12 @@ def as_records(
             raise ValueError(
                 f"{name} was prepared for bounds {x.bounds}, not ({lower!r}, {upper!r}); prepare it again"
             )
-        return x
-    records = _new_records(x, lower, upper, clip=clip, engine=engine, name=name, min_size=min_size)
-    records.bounds = (lower, upper)
+        records = x
+    else:
+        records = _new_records(x, lower, upper, clip=clip, engine=engine, name=name, min_size=min_size)
+        records.bounds = (lower, upper)
+    if records.n < min_size:  # n is public: records prepared elsewhere, or a Dask column
+        raise ValueError(f"{name} must hold at least {min_size} value(s); got {records.n}")
     return records
 
 
@@ -314,7 +317,4 @@ def _new_records(
     prepared = column.map_blocks(prepare_block, lower, upper, clip, dtype=np.float64)
     n = None if np.isnan(prepared.shape[0]) else int(prepared.shape[0])
     client = engine if _is_client(engine) else None
-    records = DaskRecords(prepared, client=client, n=n)
-    if records.n < min_size:
-        raise ValueError(f"{name} must hold at least {min_size} value(s); got {records.n}")
-    return records
+    return DaskRecords(prepared, client=client, n=n)
