@@ -740,7 +740,9 @@ GEO_BAD: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         ValueError,
         r"^variant",
     ),
-    ("width 0", lambda: geo.SoftThreshold(0.0, 0.0), ValueError, r"^width must be in \(0, inf\)"),
+    ("width 0", lambda: geo.SoftThreshold(0.0, 0.0), ValueError, r"^width must be in \[2\^-500, inf\)"),
+    # a subnormal width made the Lipschitz constant 1/θ infinite: an error that did not name the width
+    ("width 1e-320", lambda: geo.SoftThreshold(0.0, 1e-320), ValueError, r"^width must be in \[2\^-500"),
     ("threshold nan", lambda: geo.SoftThreshold(math.nan, 1.0), ValueError, r"^threshold must be finite"),
     ("range reversed", lambda: geo.BoundedRange((60.0, 20.0), 10.0), ValueError, r"upper - lower"),
     ("bandwidth inf", lambda: geo.GaussianKDE(0.0, math.inf), ValueError, r"^bandwidth"),

@@ -57,15 +57,20 @@ def point_array(x: ArrayLike, name: str, dimension: int) -> NDArray[np.float64]:
     return arr
 
 
+#: Smallest positive query parameter (a width, a bandwidth): its reciprocal, a Lipschitz constant, and the
+#: noise scales built from it stay far inside the float range.
+_MIN_POSITIVE_PARAMETER = 2.0**-500
+
+
 def as_parameter(name: str, value: ArrayLike, *, positive: bool = False, point_dim: int = 0) -> NDArray:
     """A query parameter as a finite float array (``point_dim`` trailing coordinates), checked."""
     if point_dim:
         arr = check_data(value, name, last_dim=point_dim)
     else:
         arr = check_data(value, name)
-    if positive and np.any(arr <= 0):
-        bad = arr[arr <= 0].ravel()[0]
-        raise ValueError(f"{name} must be in (0, inf); got {bad!r}")
+    if positive and np.any(arr < _MIN_POSITIVE_PARAMETER):
+        bad = arr[arr < _MIN_POSITIVE_PARAMETER].ravel()[0]
+        raise ValueError(f"{name} must be in [2^-500, inf); got {float(bad)!r}")
     return arr
 
 
