@@ -177,3 +177,13 @@ def test_entry_points_take_a_one_column_frame_like_the_array():
         assert a.value == b.value
     with pytest.raises(TypeError, match="must hold real numbers, not strings"):
         smoothdp.median(pd.Series(["1", "2"]), epsilon=1.0, bounds=(0.0, 2.0), rng=7)
+
+
+def test_range_messages_show_ends_that_differ_as_different():
+    """':g' printed both ends of (1e15, 1e15 + 1) as 1e+15; round ends keep their short form."""
+    from smoothdp.validation import check_in_range
+
+    with pytest.raises(ValueError, match=r"^q must be in \(1e\+15, 1000000000000001\.0\); got"):
+        check_in_range("q", 0.0, 1e15, 1e15 + 1)
+    with pytest.raises(ValueError, match=r"^q must be in \(0, 1\); got 2"):
+        check_in_range("q", 2, 0.0, 1.0)

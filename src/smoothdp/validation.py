@@ -151,6 +151,12 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     return x
 
 
+def _short(v: float) -> str:
+    """v in ``:g`` form when that reads back as v, else its exact repr (ends 1e15 and 1e15 + 1 differ)."""
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
+
+
 def check_in_range(
     name: str,
     value: Any,
@@ -165,7 +171,7 @@ def check_in_range(
     too_low = x <= low if low_open else x < low
     too_high = x >= high if high_open else x > high
     if math.isnan(x) or too_low or too_high:
-        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        interval = f"{'(' if low_open else '['}{_short(low)}, {_short(high)}{')' if high_open else ']'}"
         raise ValueError(f"{name} must be in {interval}; got {value!r}")
     return x
 
