@@ -150,7 +150,8 @@ def _unmask(x: np.ma.MaskedArray, name: str) -> NDArray[np.float64]:
     mask = np.ma.getmaskarray(x)
     data = np.ma.getdata(x)
     if data.dtype.kind == "O":
-        data = np.where(mask, None, data)
+        data = data.copy()
+        data[mask] = None
     out = as_float_array(data, name)
     return np.where(mask, np.nan, out)
 
