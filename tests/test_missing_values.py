@@ -106,6 +106,15 @@ def test_dask_masked_arrays_are_missing_values_on_every_engine():
     )
 
 
+def test_dask_masked_points_are_missing_coordinates_in_geo_reports():
+    da = pytest.importorskip("dask.array")
+    lazy = da.ma.masked_array(da.from_array(VALUES, chunks=4), mask=da.from_array(MISSING, chunks=4))
+    mech = SmoothSensitivityMechanism(SoftThreshold(threshold=2.0, width=1.0), epsilon=1.0)
+    got = mech.release(lazy, rng=default_rng(7), engine="dask").value.compute()
+    want = mech.release(da.from_array(WITH_NAN, chunks=4), rng=default_rng(7), engine="dask").value.compute()
+    np.testing.assert_array_equal(got, want)
+
+
 def test_a_masked_array_of_strings_is_refused_by_its_dtype():
     with pytest.raises(TypeError, match=r"^x must be an array of real numbers"):
         as_float_array(np.ma.masked_array(["1", "2"], mask=[False, True]))
