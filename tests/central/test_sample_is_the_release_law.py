@@ -109,3 +109,35 @@ def test_the_law_tests_have_power():
     ideal = lambda t: noise.cdf((np.asarray(t) - c) / s)  # noqa: E731
     assert stats.kstest(mech.sample(X, 20_000, rng=default_rng(4)), ideal).pvalue > 1e-3
     assert stats.kstest(_scaled_twin(mech, 0.9).sample(X, 20_000, rng=default_rng(4)), ideal).pvalue < 1e-3
+
+
+def _rows_hard_for_float_sums(seed: int, reps: int, k: int) -> np.ndarray:
+    """Mixed signs and exponents (cancellation), subnormals and values near the float range."""
+    g = np.random.default_rng(seed)
+    rows = g.standard_normal((reps, k)) * 2.0 ** g.integers(-60, 60, size=(reps, k))
+    rows[::7] *= 2.0**-1070  # subnormal sums
+    rows[::11, 0] = 1.7e308  # float sums overflow
+    rows[::11, -1] = 1.7e308 if k > 1 else rows[::11, -1]
+    return rows
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 64, 1000])
+def test_mean_enclosure_holds_the_exact_mean(k):
+    """lower ≤ (Σ z)/k ≤ upper exactly (Fractions), and refine gives the exact mean; the enclosure of the
+    float mean alone (no error term, the broken twin) misses the exact mean on these rows."""
+    from fractions import Fraction
+
+    from smoothdp.central.sample_aggregate import mean_enclosure
+
+    rows = _rows_hard_for_float_sums(k, min(300, max(20, 6000 // k)), k)
+    enclosure = mean_enclosure(rows)
+    for i, row in enumerate(rows):
+        exact = sum(Fraction(float(v)) for v in row) / k
+        assert Fraction(float(enclosure.lower[i])) <= exact <= Fraction(float(enclosure.upper[i])), i
+        assert enclosure.refine(i, 64) == exact
+    if k > 2:
+        with np.errstate(over="ignore", invalid="ignore"):
+            point = rows.sum(axis=1) / k
+        exact_means = [sum(Fraction(float(v)) for v in row) / k for row in rows]
+        missed = [np.isfinite(p) and Fraction(float(p)) != e for p, e in zip(point, exact_means, strict=True)]
+        assert any(missed)  # the error term is needed
