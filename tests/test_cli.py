@@ -60,14 +60,15 @@ def test_missing_column(capsys, ages_csv):
     )
 
 
-def test_a_non_numeric_column_is_all_missing_values_not_an_error(capsys, ages_csv):
-    # Whether a cell parses is a property of a record: it may not decide an error. Every cell of "name" is
-    # a missing value, imputed with the midpoint of the bounds (here the release is around 50).
-    lines = _release_lines(
+def test_a_text_column_is_an_error_naming_it(capsys, ages_csv):
+    # No cell of "name" is a number: the column's type is text, refused as the API refuses strings (issue
+    # 23). One unparseable cell in a number column stays a missing value (test below).
+    _one_line_error(
         capsys,
         ["release", "median", str(ages_csv), "--column", "name", "--epsilon", "1", "--bounds", "0", "100"],
+        "'name'",
+        "no number",
     )
-    assert re.match(r"value: +[-+0-9.e]+$", lines["value"])
 
 
 def test_bounds_are_required(capsys, ages_csv):
@@ -205,9 +206,9 @@ def _value(lines):
     return float(lines["value"].split()[1])
 
 
-def test_cli_keeps_every_row_and_skips_blank_lines(capsys, tmp_path):
+def test_cli_keeps_every_row_blank_lines_too(capsys, tmp_path):
     """n is public under substitution: missing, unparseable and infinite cells stay records (the old CLI
-    dropped them, changing n), and a blank line is not a record (it used to crash the reader)."""
+    dropped them, changing n), and so does a blank line (issue 23: skipping it changed n too)."""
     from smoothdp.central import Median
     from smoothdp.rng import default_rng
 
@@ -216,11 +217,12 @@ def test_cli_keeps_every_row_and_skips_blank_lines(capsys, tmp_path):
     path.write_text("x,y\n" + "".join(f"{c},1\n" + ("\n" if i == 3 else "") for i, c in enumerate(cells)))
     argv = ["release", "median", str(path), "--column", "x", "--epsilon", "1", "--bounds", "0", "10"]
     lines = _release_lines(capsys, [*argv, "--seed", "4"])
-    # The API on the same 10 records (NaN imputed with the midpoint 5, ±inf clipped), same seed.
-    records = np.array([3, np.nan, np.nan, np.nan, np.inf, -np.inf, 7, 8, np.nan, 4.5])
+    # The API on the same 11 records (the blank line after "abc" one of them; NaN imputed with the
+    # midpoint 5, ±inf clipped), same seed.
+    records = np.array([3, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, 7, 8, np.nan, 4.5])
     expected = smoothdp.median(records, epsilon=1.0, bounds=(0, 10), rng=default_rng(4))
     assert _value(lines) == expected.value  # full precision: the same float
-    assert Median(bounds=(0, 10)).value(records) == 5.0  # 10 records; dropping the 7 odd ones gives 4.5
+    assert Median(bounds=(0, 10)).value(records) == 5.0  # 11 records; dropping the 8 odd ones gives 4.5
     out = "\n".join(lines.values())
     assert "imputed" not in out and "clipped" not in out  # nothing about the odd cells is printed
 
@@ -230,12 +232,13 @@ def test_reader_is_shared_with_the_loaders_and_keeps_short_rows(tmp_path):
     from smoothdp.data import load_csv
 
     path = tmp_path / "short.csv"
-    path.write_text("a,b\n1,2\n\n   \n3\n5,x\n")
-    np.testing.assert_array_equal(_read_column(str(path), "a"), [1.0, 3.0, 5.0])
-    np.testing.assert_array_equal(_read_column(str(path), "b"), [2.0, np.nan, np.nan])
+    path.write_text("a,b,c\n1,2,CA\n\n   \n3\n5,x,NY\n")  # every line after the header is a record
+    np.testing.assert_array_equal(_read_column(str(path), "a"), [1.0, np.nan, np.nan, 3.0, 5.0])
+    np.testing.assert_array_equal(_read_column(str(path), "b"), [2.0, np.nan, np.nan, np.nan, np.nan])
     columns = load_csv("short", path)
-    np.testing.assert_array_equal(columns["a"], [1.0, 3.0, 5.0])
-    assert columns["b"].tolist() == ["2", "", "x"]  # a loader keeps a non-numeric column as strings
+    np.testing.assert_array_equal(columns["a"], [1.0, np.nan, np.nan, 3.0, 5.0])
+    np.testing.assert_array_equal(columns["b"], [2.0, np.nan, np.nan, np.nan, np.nan])  # one number: numbers
+    assert columns["c"].tolist() == ["CA", "", "", "", "NY"]  # a loader keeps a text column as strings
 
 
 def test_cli_numerics_and_unseeded_release_has_no_banner(capsys, ages_csv):
@@ -289,13 +292,13 @@ def test_json_never_carries_not_private_values(capsys, monkeypatch):
 
 
 def test_stdin_uses_the_shared_reader_rules(capsys, monkeypatch):
-    # blank lines skipped, NA imputed with the midpoint: three records 0, 125 (clipped), midpoint 50
+    # a blank line and NA are records, imputed with the midpoint: four records 0, 50, 50, 125 (clipped)
     from smoothdp.rng import default_rng
 
     _stdin(monkeypatch, "age\n0\n\nNA\n900\n")
     payload, _ = _json(capsys, [*JSON_ARGV, "--seed", "2", "--numerics", "float"])
     expected = smoothdp.median(
-        [0.0, np.nan, 900.0], epsilon=1.0, bounds=(0, 125), rng=default_rng(2), numerics="float"
+        [0.0, np.nan, np.nan, 900.0], epsilon=1.0, bounds=(0, 125), rng=default_rng(2), numerics="float"
     )
     assert payload["value"] == expected.value
     _stdin(monkeypatch, "age\n1\n")

@@ -11,11 +11,12 @@
   :meth:`smoothdp.Release.to_dict` (public fields only, values at full precision) and ``"simulation"``;
   never the not-private values. ``release quantiles FILE --q 0.1 0.5 0.9`` releases several quantiles under
   one ε (:func:`smoothdp.quantiles`), in the order asked.
-  The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every
-  non-blank line after the header is a record (n is never changed); an empty, NA-like or unparseable cell
-  is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells and values outside the
-  bounds are clipped. The number of such cells is never printed. ``--seed`` makes a simulation: the output
-  starts with "NOT PRIVATE (simulation: seeded generator)".
+  The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every line
+  after the header is a record, whatever its cells hold (n never depends on a cell); an empty, ``""``,
+  NA-like or unparseable cell is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells
+  and values outside the bounds are clipped. The number of such cells is never printed. A column in which
+  no cell is a number (text) is an error naming it (exit 2), decided before any release work.
+  ``--seed`` makes a simulation: the output starts with "NOT PRIVATE (simulation: seeded generator)".
 
 A privacy budget across invocations (``--budget FILE``): ``smoothdp budget init FILE --epsilon 3
 [--delta D] [--neighbours substitution|add_remove] [--slack S]`` creates the file with its total (it never
@@ -156,10 +157,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         help=(
-            "a CSV file with a header row ('-': standard input); blank lines are skipped, every other line "
-            "is a record; empty, NA or unparseable cells are missing values, imputed with the midpoint of "
-            "the bounds. A path ending in .parquet (a file, a directory or a glob) is read as Parquet "
-            "(the dask extra)"
+            "a CSV file with a header row ('-': standard input); every line after the header is a record "
+            "(an empty line too); empty, NA or unparseable cells are missing values, imputed with the "
+            "midpoint of the bounds; a column with no number at all is an error. A path ending in .parquet "
+            "(a file, a directory or a glob) is read as Parquet (the dask extra)"
         ),
     )
     release.add_argument("--column", required=True, metavar="C", help="the column to use")
@@ -362,12 +363,13 @@ def _load_column(path: str, column: str, engine: str) -> Any:
 def _read_column(path: str, column: str) -> np.ndarray:
     """Every record of ``column`` as a float (missing or unparseable cells NaN, for the API's imputation).
 
-    Only the file's structure can fail here (no file, no header, no such column, not UTF-8 text), never a
-    cell's value: no record is dropped and nothing is counted.
+    Only the file's structure (no file, no header, no such column) and the column's type (no cell is a
+    number: :func:`smoothdp.data.csv_reader.column_type`) can fail here, never one cell's value: no
+    record is dropped and nothing is counted.
     """
     import csv
 
-    from smoothdp.data.csv_reader import parse_numbers, read_csv
+    from smoothdp.data.csv_reader import number_column, read_csv
 
     label = "standard input" if path == "-" else path
     if path != "-" and not Path(path).is_file():
@@ -378,19 +380,22 @@ def _read_column(path: str, column: str) -> np.ndarray:
         raise CliError(f"cannot read {label} as CSV: {error}") from None
     if column not in cells:
         raise CliError(f"column {column!r} not in {label}; it has: {', '.join(header)}")
-    return parse_numbers(cells[column])
+    try:
+        return number_column(cells[column], column)
+    except ValueError as error:
+        raise CliError(f"{error} ({label})") from None
 
 
 def _read_stdin() -> tuple[list[str], dict[str, list[str]]]:
-    """Standard input through the shared reader, decoded as UTF-8 (the files' encoding too)."""
+    """Standard input through the shared reader, decoded as the files are (UTF-8, bad bytes U+FFFD)."""
     import io
 
-    from smoothdp.data.csv_reader import read_csv
+    from smoothdp.data.csv_reader import DECODE_ERRORS, ENCODING, read_csv
 
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # a text stream without bytes underneath (tests, embedding)
         return read_csv(stream=sys.stdin, name="standard input")
-    stream = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    stream = io.TextIOWrapper(buffer, encoding=ENCODING, errors=DECODE_ERRORS, newline="")
     try:
         return read_csv(stream=stream, name="standard input")
     finally:
