@@ -11,7 +11,7 @@ The cases cover every family and both paths of the engine: the float fast path (
 slow path (a grid so fine that every element goes there), refinement of the uniforms (elements whose
 64-bit box straddles a rounding boundary on that grid), rejection (generalized Cauchy), exact centers
 (``Fraction``, object arrays, refinable ``Enclosure``), S = 0, tiny and huge S (overflow to ±inf),
-planar noise, the floor rounder of lattice laws, and the geo mechanisms block by block.
+planar noise, and the geo mechanisms block by block.
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
-from flint import arb
 
-from smoothdp.exact import Enclosure, OutputGrid, _core, add_noise, uniform_on_grid
-from smoothdp.exact.laws import ExponentialLaw
+from smoothdp.exact import Enclosure, OutputGrid, add_noise, uniform_on_grid
 from smoothdp.noise import (
     Gaussian,
     GeneralizedCauchy,
@@ -152,15 +150,6 @@ def _uniform_fine(seed: int) -> np.ndarray:
     return np.asarray(uniform_on_grid(lo, lo + 0.5, grid=FINE_GRID, rng=default_rng(seed)), dtype=np.float64)
 
 
-def _floor_exponential(seed: int) -> np.ndarray:
-    n = 20_000
-    z = np.zeros((n, 1))
-    s = np.ones((n, 1))
-    affine = _core.Affine(z, z, s, s, lambda i, j: arb(0), lambda i: arb(1))
-    out = _core.run(ExponentialLaw(3.0), affine, n, _core.FloorRounder(), default_rng(seed))
-    return np.asarray(out, dtype=np.float64).reshape(-1)
-
-
 def _geo(noise: str, query: str, n: int, **options: float) -> Case:
     def run(seed: int) -> np.ndarray:
         from smoothdp.geo import SmoothSensitivityMechanism, SoftThreshold, TwoWayThreshold
@@ -227,7 +216,6 @@ CASES: dict[str, Case] = {
     "planar-centers": _planar_centers,
     "uniform": _uniform,
     "uniform-fine": _uniform_fine,
-    "floor-exponential": _floor_exponential,
     "geo/soft/polyplace": _geo("polyplace", "soft", 70_000),
     "geo/soft/student_t": _geo("student_t", "soft", 70_000),
     "geo/soft/cauchy": _geo("cauchy", "soft", 70_000),
