@@ -16,7 +16,7 @@ import argparse
 import platform
 import time
 
-from smoothdp.exact import _core
+from smoothdp.exact import engine
 from smoothdp.noise import (
     DiscreteLaplace,
     Gaussian,
@@ -64,7 +64,7 @@ def main() -> None:
         slow = 0
         for _ in range(args.repeats):
             best_h = min(best_h, _time(lambda d=dist: d.sample(n, rng)))
-            slow = max(slow, _core.LAST_STATS.slow)
+            slow = max(slow, engine.LAST_STATS.slow)
             best_f = min(best_f, _time(lambda d=dist: d.sample(n, rng, numerics="float")))
         # DiscreteLaplace runs the engine on 2n exponentials.
         elements = 2 * n if isinstance(dist, DiscreteLaplace) else n

@@ -28,11 +28,15 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from flint import arb, ctx, fmpq
 from numpy.typing import NDArray
+
+from smoothdp.exact import _flint as flint
+
+if TYPE_CHECKING:
+    from flint import arb
 
 __all__ = [
     "BASIC_ERR",
@@ -45,7 +49,6 @@ __all__ = [
     "draw_words",
     "hi",
     "lo",
-    "run",
 ]
 
 F64 = NDArray[np.float64]
@@ -115,7 +118,7 @@ class Uniform:
 
     def ball(self) -> arb:
         """The exact arb ball [k/2^m, (k+1)/2^m] (needs ctx.prec ≥ m + 2)."""
-        return arb(fmpq(2 * self.k + 1, 1 << (self.m + 1)), fmpq(1, 1 << (self.m + 1)))
+        return flint.arb(flint.fmpq(2 * self.k + 1, 1 << (self.m + 1)), flint.fmpq(1, 1 << (self.m + 1)))
 
 
 # -- exact rounding -----------------------------------------------------------------------------------------
@@ -321,103 +324,12 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
 def _accept_slow(law: ExactLaw, us: list[Uniform], rng: Any) -> tuple[bool, list[Uniform]]:
     prec = max(u.m for u in us) + 64
     while True:
-        with ctx.workprec(prec):
+        with flint.ctx.workprec(prec):
             decision = law.accept_ball([u.ball() for u in us])
         if decision is not None:
             return decision, us
         us = [u.refine(rng) for u in us]
         prec += _WORD
-
-
-@dataclass
-class Stats:
-    """Counts of the last run (for benchmarks): elements, and those the slow path decided."""
-
-    elements: int = 0
-    slow: int = 0
-
-
-LAST_STATS = Stats()
-
-
-def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F64:
-    """R(c + S·Z) for n i.i.d. draws Z of ``law``: an (n, dimension) float array, exactly."""
-    d = law.dimension
-    cand = _draw_accepted(law, n, rng)
-    lows, highs = zip(*(float_bounds(k, mb) for k, mb in zip(cand.ks, cand.ms, strict=True)), strict=True)
-    out = np.empty((n, d))
-    undecided = np.zeros(n, dtype=np.bool_)
-    with np.errstate(all="ignore"):
-        encl = law.fast(list(lows), list(highs))
-        for j, (z_lo, z_hi) in enumerate(encl):
-            if law.signed:  # Z = ±|Z|: the enclosure flips with the sign
-                z_lo, z_hi = np.where(cand.neg, -z_hi, z_lo), np.where(cand.neg, -z_lo, z_hi)
-            y_lo = _affine_end(affine.c_lo[:, j], affine.s_lo[:, j], affine.s_hi[:, j], z_lo, lower=True)
-            y_hi = _affine_end(affine.c_hi[:, j], affine.s_lo[:, j], affine.s_hi[:, j], z_hi, lower=False)
-            r_lo = rounder.round_float(y_lo)
-            r_hi = rounder.round_float(y_hi)
-            out[:, j] = r_lo
-            undecided |= ~(r_lo == r_hi)  # nan (no enclosure) is undecided too
-    slow = np.flatnonzero(undecided)
-    for i in slow:
-        us = cand.refined.get(int(i)) or [
-            Uniform(int(k[i]), mb) for k, mb in zip(cand.ks, cand.ms, strict=True)
-        ]
-        out[i] = _decide_slow(law, affine, int(i), bool(cand.neg[i]), us, rounder, rng)
-    LAST_STATS.elements = n
-    LAST_STATS.slow = int(slow.size)
-    return out
-
-
-def _affine_end(c: F64, s_lo: F64, s_hi: F64, z: F64, *, lower: bool) -> F64:
-    """A certified lower (upper) end of c + S·z over S ∈ [s_lo, s_hi] (S ≥ 0), z a lower (upper) end."""
-    # min over S of S·z is s_lo·z for z ≥ 0 and s_hi·z for z < 0 (max: the other way round).
-    if lower:
-        p = np.where(z >= 0, s_lo, s_hi) * z
-        p = p - np.abs(p) * (2.0 * BASIC_ERR) - TINY
-        y = c + p
-        out: F64 = y - np.abs(y) * (2.0 * BASIC_ERR) - TINY
-    else:
-        p = np.where(z >= 0, s_hi, s_lo) * z
-        p = p + np.abs(p) * (2.0 * BASIC_ERR) + TINY
-        y = c + p
-        out = y + np.abs(y) * (2.0 * BASIC_ERR) + TINY
-    # 0·inf: S = 0 gives c exactly whatever z is.
-    return np.where(s_hi == 0, c, out)
-
-
-def _decide_slow(
-    law: ExactLaw, affine: Affine, i: int, neg: bool, us: list[Uniform], rounder: Rounder, rng: Any
-) -> NDArray[np.float64]:
-    """Refine element i's uniforms and the arb precision until every coordinate's rounding is decided."""
-    prec = max(u.m for u in us) + 128
-    res = np.empty(law.dimension)
-    while True:
-        if prec > 1 << 20:
-            raise RuntimeError(
-                "exact release: no decision at 2^20 bits of precision; an Enclosure.refine that does "
-                "not converge to the statistic's value is a bug in the caller"
-            )
-        with ctx.workprec(prec):
-            zs = law.ball([u.ball() for u in us])
-            s = affine.s_arb(i)
-            done = True
-            for j, z in enumerate(zs):
-                zz = -z if neg else z
-                y = affine.c_arb(i, j) + (s * zz if not _is_zero(s) else arb(0))
-                r = round_ball(y, rounder)
-                if r is None:
-                    done = False
-                    break
-                res[j] = r
-        if done:
-            return res
-        us = [u.refine(rng) for u in us]
-        prec += _WORD
-
-
-def _is_zero(s: arb) -> bool:
-    return bool(s.is_zero())
 
 
 def end_fraction(end: arb) -> Fraction:

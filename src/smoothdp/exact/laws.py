@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from flint import arb, ctx
 from numpy.typing import NDArray
-from scipy import special
+
+from smoothdp.exact import _flint as flint
+
+if TYPE_CHECKING:
+    from flint import arb
 
 from smoothdp.exact._core import (
     BASIC_ERR as B,
@@ -63,7 +66,7 @@ _CONST_PREC = 256
 
 def _const(f: Callable[[], arb]) -> tuple[float, float]:
     """Float bounds of a real constant computed in arb at 256 bits."""
-    with ctx.workprec(_CONST_PREC):
+    with flint.ctx.workprec(_CONST_PREC):
         return dyadic_to_float_bounds(f())
 
 
@@ -92,7 +95,7 @@ class _Law:
         return True
 
     def _b(self, x: arb) -> arb:
-        return x * arb(self.scale)
+        return x * flint.arb(self.scale)
 
 
 def _neg_log(q_lo: F64, q_hi: F64) -> tuple[F64, F64]:
@@ -120,12 +123,14 @@ class GaussianLaw(_Law):
     """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2)."""
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        from scipy import special  # imported on first use: scipy is slow to import
+
         a_lo = -hi(special.ndtri(u_hi[0] * 0.5), NDTRI_ERR)
         a_hi = -lo(special.ndtri(u_lo[0] * 0.5), NDTRI_ERR)
         return [_scale(a_lo, a_hi, self.scale)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
-        return [self._b(us[0].erfcinv() * arb(2).sqrt())]
+        return [self._b(us[0].erfcinv() * flint.arb(2).sqrt())]
 
 
 class PolyPlaceLaw(_Law):
@@ -143,7 +148,7 @@ class PolyPlaceLaw(_Law):
         self.qb = _const(lambda: self._consts()[2])
 
     def _consts(self) -> tuple[arb, arb, arb]:
-        a = arb(self.alpha)
+        a = flint.arb(self.alpha)
         r = (a * (-1 / a).log1p()).exp()
         k = 2 * r + a - 1
         big_a = (a + 1).log() + a * (-1 / (a * a)).log1p() - k.log()
@@ -171,13 +176,13 @@ class PolyPlaceLaw(_Law):
     def ball(self, us: Sequence[arb]) -> list[arb]:
         q = us[0]
         big_a, c, qb = self._consts()
-        a = arb(self.alpha)
+        a = flint.arb(self.alpha)
         if q < qb:
             u = ((big_a - q.log()) / a).expm1()
         elif q > qb:
             u = -((-(1 - q) / c).log1p() / a).expm1()
         else:
-            return [arb.nan()]
+            return [flint.arb.nan()]
         return [self._b(u)]
 
 
@@ -189,8 +194,8 @@ class StudentTLaw(_Law):
     def __init__(self, scale: float, df: float) -> None:
         super().__init__(scale)
         self.df = float(df)
-        self.two_over = _const(lambda: 2 / arb(self.df))
-        self.half_pi = _const(lambda: arb.pi() / 2)
+        self.two_over = _const(lambda: 2 / flint.arb(self.df))
+        self.half_pi = _const(lambda: flint.arb.pi() / 2)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
         d = self.df
@@ -207,7 +212,7 @@ class StudentTLaw(_Law):
         return [_scale(lo(r_lo * s_lo, B), hi(r_hi * s_hi, B), self.scale)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
-        d = arb(self.df)
+        d = flint.arb(self.df)
         r = (d * (-(2 / d) * us[0].log()).expm1()).sqrt()
         return [self._b(r * (us[1] / 2).sin_pi())]
 
@@ -249,9 +254,9 @@ class GeneralizedCauchyLaw(_Law):
         g = float(gamma)
         self.gamma = g
         self.acceptance = (1.0 / g) * (1.0 - 1.0 / g) * math.pi / math.sin(math.pi / g)
-        self.w0 = _const(lambda: (arb(g) - 1) / arb(g))
-        self.inv = _const(lambda: 1 / (arb(g) - 1))
-        self.pw = _const(lambda: arb(g) / (arb(g) - 1))  # 1/w₀, and the tail's acceptance power
+        self.w0 = _const(lambda: (flint.arb(g) - 1) / flint.arb(g))
+        self.inv = _const(lambda: 1 / (flint.arb(g) - 1))
+        self.pw = _const(lambda: flint.arb(g) / (flint.arb(g) - 1))  # 1/w₀, and the tail's acceptance power
         # x = s^{−1/(γ−1)} without exp/log (whose error grows with |ln s|) when 1/(γ−1) is exactly 1, 2,
         # 1/2 or 1/3 (γ = 2, 1.5, 3, 4): 1/s, 1/s², 1/√s, 1/∛s.
         self.tail_power: float | None = {2.0: 1.0, 1.5: 2.0, 3.0: 0.5, 4.0: 1.0 / 3.0}.get(g)
@@ -379,7 +384,7 @@ class GeneralizedCauchyLaw(_Law):
         return state
 
     def _x_ball(self, u: arb) -> arb | None:
-        g = arb(self.gamma)
+        g = flint.arb(self.gamma)
         w0 = (g - 1) / g
         if u < w0:
             return u / w0
@@ -397,7 +402,7 @@ class GeneralizedCauchyLaw(_Law):
             m = 1 / x
         else:
             return None
-        a = 1 / (1 + (arb(self.gamma) * m.log()).exp())
+        a = 1 / (1 + (flint.arb(self.gamma) * m.log()).exp())
         if us[1] < a:
             return True
         if us[1] > a:
@@ -486,7 +491,7 @@ class GeneralizedCauchyLaw(_Law):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         x = self._x_ball(us[0])
-        return [arb.nan() if x is None else self._b(x)]
+        return [flint.arb.nan() if x is None else self._b(x)]
 
 
 class PlanarLaplaceLaw(_Law):
@@ -498,7 +503,7 @@ class PlanarLaplaceLaw(_Law):
 
     def __init__(self, scale: float) -> None:
         super().__init__(scale)
-        self.quarter_pi = _const(lambda: arb.pi() / 4)
+        self.quarter_pi = _const(lambda: flint.arb.pi() / 4)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
         a1_lo, a1_hi = _neg_log(u_lo[0], u_hi[0])

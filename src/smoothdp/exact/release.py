@@ -15,10 +15,10 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from flint import arb, ctx, fmpq
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.exact import _core
+from smoothdp.exact import _core, engine
+from smoothdp.exact import _flint as flint
 from smoothdp.exact.grid import OutputGrid
 from smoothdp.exact.laws import UniformLaw
 
@@ -143,9 +143,9 @@ def add_noise(
         s_lo=s2,
         s_hi=s2,
         c_arb=lambda i, j: parsed.arb(int(index[i, j])),
-        s_arb=lambda i: arb(float(s_flat[i])),
+        s_arb=lambda i: flint.arb(float(s_flat[i])),
     )
-    out = _core.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
+    out = engine.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
     res = out.reshape(full) if dim == 2 else out.reshape(shape)
     return float(res) if res.ndim == 0 else res
 
@@ -181,10 +181,10 @@ def uniform_on_grid(
         c_hi=lo_f,
         s_lo=np.where(d == 0, 0.0, d_lo),
         s_hi=np.where(d == 0, 0.0, d_hi),
-        c_arb=lambda i, j: arb(float(lo_f[i, 0])),
-        s_arb=lambda i: arb(float(hi_f[i, 0])) - arb(float(lo_f[i, 0])),
+        c_arb=lambda i, j: flint.arb(float(lo_f[i, 0])),
+        s_arb=lambda i: flint.arb(float(hi_f[i, 0])) - flint.arb(float(lo_f[i, 0])),
     )
-    out = _core.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
+    out = engine.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
     res = out.reshape(shape)
     return float(res) if res.ndim == 0 else res
 
@@ -223,28 +223,27 @@ def _parse_center(center: Center) -> _ParsedCenter:
 
         def enclosure_arb(i: int) -> Any:
             if refine is None:
-                return (arb(float(lo_flat[i])) + arb(float(hi_flat[i]))) / 2
-            value = refine(i, ctx.prec)
+                return (flint.arb(float(lo_flat[i])) + flint.arb(float(hi_flat[i]))) / 2
+            value = refine(i, flint.ctx.prec)
             if isinstance(value, Fraction):
-                return arb(fmpq(value.numerator, value.denominator))
-            return arb(value)
+                return flint.arb(flint.fmpq(value.numerator, value.denominator))
+            return flint.arb(value)
 
         return _ParsedCenter(c_lo.shape, c_lo.copy(), c_hi.copy(), enclosure_arb)
     if isinstance(center, Fraction):
         f_lo, f_hi = _core.fraction_float_bounds(center)
-        q = fmpq(center.numerator, center.denominator)
-        return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: arb(q))
+        q = flint.fmpq(center.numerator, center.denominator)
+        return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: flint.arb(q))
     arr = np.asarray(center)
     if arr.dtype == object:
         items = [Fraction(x) for x in arr.reshape(-1)]
         bounds = np.array([_core.fraction_float_bounds(x) for x in items], dtype=np.float64).reshape(-1, 2)
-        qs = [fmpq(x.numerator, x.denominator) for x in items]
-        return _ParsedCenter(
-            arr.shape, bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape), lambda i: arb(qs[i])
-        )
+        qs = [flint.fmpq(x.numerator, x.denominator) for x in items]
+        lows, highs = bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape)
+        return _ParsedCenter(arr.shape, lows, highs, lambda i: flint.arb(qs[i]))
     c = np.asarray(center, dtype=np.float64)
     flat = c.reshape(-1)
-    return _ParsedCenter(c.shape, c, c, lambda i: arb(float(flat[i])))
+    return _ParsedCenter(c.shape, c, c, lambda i: flint.arb(float(flat[i])))
 
 
 def _add_noise_float(

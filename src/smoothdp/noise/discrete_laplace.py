@@ -9,7 +9,8 @@ from flint import arb
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import check_numerics
-from smoothdp.exact._core import Affine, FloorRounder, run
+from smoothdp.exact._core import Affine, FloorRounder
+from smoothdp.exact.engine import run
 from smoothdp.exact.laws import ExponentialLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.rng import SeedLike, resolve_rng
