@@ -117,8 +117,22 @@ class Uniform:
         return Uniform((self.k << _WORD) | w, self.m + _WORD)
 
     def ball(self) -> arb:
-        """The exact arb ball [k/2^m, (k+1)/2^m] (needs ctx.prec ≥ m + 2)."""
-        return flint.arb(flint.fmpq(2 * self.k + 1, 1 << (self.m + 1)), flint.fmpq(1, 1 << (self.m + 1)))
+        """The exact arb ball [k/2^m, (k+1)/2^m] (needs ctx.prec ≥ m + 2): midpoint (2k+1)·2^−(m+1) and
+        radius 2^−(m+1), both exact (built by exact operations, cheaper than from rationals)."""
+        scale, radius = _dyadic_unit(self.m)
+        return flint.arb(2 * self.k + 1) * scale + radius
+
+
+_DYADIC_UNITS: dict[int, tuple[arb, arb]] = {}
+
+
+def _dyadic_unit(m: int) -> tuple[arb, arb]:
+    """(2^−(m+1), the ball 0 ± 2^−(m+1)): exact arbs, made once per m."""
+    unit = _DYADIC_UNITS.get(m)
+    if unit is None:
+        scale = flint.arb(2) ** (-(m + 1))  # a power of two: exact at any precision
+        unit = _DYADIC_UNITS[m] = (scale, flint.arb(0, scale))
+    return unit
 
 
 # -- exact rounding -----------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ undecided element's refinements in index order), so a given stream gives the sam
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from smoothdp.exact._core import (
     U64,
     Affine,
     ExactLaw,
+    GridRounder,
     Rounder,
     Uniform,
     _Candidates,
@@ -49,6 +51,7 @@ __all__ = ["CHUNK", "LAST_STATS", "Stats", "run"]
 CHUNK = 1 << 14
 _TWO_B = 2.0 * BASIC_ERR
 _SIGN_BIT = np.uint64(1 << 63)
+_SIGN_SHIFT = np.uint64(63)
 _MASK52 = np.uint64((1 << 52) - 1)
 #: The bit pattern of 1.0: OR-ing a 52-bit integer j into it gives the float 1 + j·2⁻⁵² exactly.
 _ONE_BITS = np.uint64(0x3FF0000000000000)
@@ -172,59 +175,142 @@ def _fast_pass(
     undecided: NDArray[np.bool_],
 ) -> None:
     """Decide what the float enclosures can, chunk by chunk; mark the rest in ``undecided``."""
-    round_float: Callable[[F64], F64] = rounder.round_float
-    same_s = affine.s_lo is affine.s_hi
+    ends = _Ends(affine, rounder, law.signed, min(n, CHUNK))
     with np.errstate(all="ignore"):  # log 0 = −inf, overflow to inf, 0·inf = nan: all undecided
         for a in range(0, n, CHUNK):
             b = min(n, a + CHUNK)
             neg, lows, highs = source.chunk(a, b)
-            encl = law.fast(lows, highs)
-            for j, (z_lo, z_hi) in enumerate(encl):
-                if neg is not None:  # Z = ±|Z|: the enclosure flips with the sign
-                    z_lo, z_hi = np.where(neg, -z_hi, z_lo), np.where(neg, -z_lo, z_hi)
-                c_lo, c_hi = affine.c_lo[a:b, j], affine.c_hi[a:b, j]
-                s_lo, s_hi = affine.s_lo[a:b, j], affine.s_hi[a:b, j]
-                y_lo = _end(c_lo, s_lo, s_hi, z_lo, same_s, lower=True)
-                y_hi = _end(c_hi, s_lo, s_hi, z_hi, same_s, lower=False)
-                r_lo = round_float(y_lo)
-                r_hi = round_float(y_hi)
-                out[a:b, j] = r_lo
-                np.not_equal(r_lo, r_hi, out=y_lo)  # nan (no enclosure) is undecided too
-                undecided[a:b] |= y_lo.astype(np.bool_)
+            for j, (z_lo, z_hi) in enumerate(law.fast(lows, highs)):
+                ends.decide(a, b, j, neg, z_lo, z_hi, out[a:b, j], undecided[a:b])
 
 
-def _end(c: F64, s_lo: F64, s_hi: F64, z: F64, same_s: bool, *, lower: bool) -> F64:
-    """A certified lower (upper) end of c + S·z over S ∈ [s_lo, s_hi] (S ≥ 0), z a lower (upper) end.
+class _Ends:
+    """The affine step, the rounding and the decision for one chunk, on buffers reused across chunks.
 
-    min over S of S·z is s_lo·z for z ≥ 0 and s_hi·z for z < 0 (max: the other way round). Each of the two
-    roundings (S·z, then c + ·) is covered by a relative 2·2⁻⁵³ and an absolute 2⁻¹⁰⁶⁰ (subnormal
-    results); S = 0 gives c exactly, whatever z is (0·inf).
+    y = c + S·z over z ∈ [z_lo, z_hi] (signed) and S ∈ [s_lo, s_hi] (S ≥ 0): min over S of S·z is
+    s_lo·z for z ≥ 0 and s_hi·z for z < 0 (max: the other way round). Each rounding (S·z, then c + ·)
+    is covered by a relative 2·2⁻⁵³ and an absolute 2⁻¹⁰⁶⁰ (subnormal results); S = 0 gives c exactly,
+    whatever z is (0·inf). With c = 0 everywhere (a bare noise draw) the grid's symmetry R(−y) = −R(y)
+    lets the magnitudes be rounded and the sign applied to the result; with S = 1 as well, y = |Z|.
     """
-    if same_s:
-        p = s_lo * z
-    elif lower:
-        p = np.where(z >= 0, s_lo, s_hi) * z
-    else:
-        p = np.where(z >= 0, s_hi, s_lo) * z
-    w = np.abs(p)
-    w *= _TWO_B
-    w += TINY
-    if lower:
-        p -= w
-    else:
-        p += w
-    y = np.add(c, p, out=p)
-    np.abs(y, out=w)
-    w *= _TWO_B
-    w += TINY
-    if lower:
-        y -= w
-    else:
-        y += w
-    zero = s_hi == 0
-    if zero.any():
-        y = np.where(zero, c, y)
-    return y
+
+    def __init__(self, affine: Affine, rounder: Rounder, signed: bool, size: int) -> None:
+        self.affine = affine
+        self.same_s = affine.s_lo is affine.s_hi
+        self.s_zero = not bool(np.all(affine.s_lo))
+        c_zero = not (np.any(affine.c_lo) or np.any(affine.c_hi))
+        self.magnitude = signed and c_zero  # round |y| and apply the sign afterwards
+        self.s_one = (
+            self.magnitude and self.same_s and not self.s_zero and bool(np.all(affine.s_lo == 1.0))
+        )
+        self.round_into = _grid_rounding(rounder)
+        self.buf = [np.empty(size) for _ in range(4)]
+
+    def decide(
+        self,
+        a: int,
+        b: int,
+        j: int,
+        neg: NDArray[np.bool_] | None,
+        z_lo: F64,
+        z_hi: F64,
+        out: F64,
+        undecided: NDArray[np.bool_],
+    ) -> None:
+        m = b - a
+        p, w, r_lo, r_hi = (x[:m] for x in self.buf)
+        aff = self.affine
+        if self.magnitude:  # |y| ∈ [S·|Z|⁻, S·|Z|⁺]; the sign is applied to the rounded value
+            y_lo, y_hi = z_lo, z_hi
+            if not self.s_one:
+                y_lo = self._scaled(aff.s_lo[a:b, j], z_lo, p, w, lower=True)
+                y_hi = self._scaled(aff.s_hi[a:b, j], z_hi, z_hi, w, lower=False)
+        else:
+            if neg is not None:  # Z = ±|Z|: the enclosure flips with the sign
+                z_lo, z_hi = np.where(neg, -z_hi, z_lo), np.where(neg, -z_lo, z_hi)
+            s_lo, s_hi = aff.s_lo[a:b, j], aff.s_hi[a:b, j]
+            y_lo = self._affine(aff.c_lo[a:b, j], s_lo, s_hi, z_lo, p, w, lower=True)
+            y_hi = self._affine(aff.c_hi[a:b, j], s_hi, s_lo, z_hi, z_hi, w, lower=False)
+            if self.s_zero:
+                zero = s_hi == 0
+                y_lo = np.where(zero, aff.c_lo[a:b, j], y_lo)
+                y_hi = np.where(zero, aff.c_hi[a:b, j], y_hi)
+        bad = self.round_into(y_lo, r_lo, w)
+        bad |= self.round_into(y_hi, r_hi, w)
+        bad |= r_lo != r_hi  # nan (no enclosure) is undecided too
+        undecided |= bad
+        if self.magnitude and neg is not None:  # R(−|y|) = −R(|y|): flip the sign bit
+            r_lo.view(np.uint64)[...] ^= np.left_shift(neg.astype(np.uint64), _SIGN_SHIFT)
+        out[...] = r_lo
+
+    def _scaled(self, s: F64, z: F64, dst: F64, w: F64, *, lower: bool) -> F64:
+        """A lower (upper) end of S·z for z ≥ 0 a lower (upper) end (S = 0: exactly 0)."""
+        y = np.multiply(s, z, out=dst)
+        np.multiply(y, _TWO_B, out=w)
+        w += TINY
+        if lower:
+            y -= w
+        else:
+            y += w
+        if self.s_zero:
+            y = np.where(s == 0, 0.0, y)
+        return y
+
+    def _affine(self, c: F64, s_near: F64, s_far: F64, z: F64, dst: F64, w: F64, *, lower: bool) -> F64:
+        """A lower (upper) end of c + S·z: S·z with S = s_near where z ≥ 0 (s_far where z < 0)."""
+        if self.same_s:
+            y = np.multiply(s_near, z, out=dst)
+        else:
+            y = np.multiply(np.where(z >= 0, s_near, s_far), z, out=dst)
+        for step in (0, 1):
+            if step:
+                y += c
+            np.abs(y, out=w)
+            w *= _TWO_B
+            w += TINY
+            if lower:
+                y -= w
+            else:
+                y += w
+        return y
+
+
+def _grid_rounding(rounder: Rounder) -> Callable[[F64, F64, F64], NDArray[np.bool_]]:
+    """``round_into(y, out, work)``: out = R(y), returning where the fast rounding does not apply.
+
+    For a grid of precision p ≤ 50 the rounding is one addition and one subtraction of
+    M = 1.5·2^(e − 1 − p + 52), e the binade of max(|y|, 2^E) (M's bits are built from that float's
+    exponent bits): y + M is rounded by the hardware, ties to even, to a multiple of the grid spacing
+    2^(max(e−1, E) − p), and (y + M) − M is exact. That needs |y| < 2^(971 + p) (M stays finite) and a
+    finite y; other elements are reported (they go to the slow path). Other rounders and precisions use
+    their own ``round_float``.
+    """
+    if not isinstance(rounder, GridRounder) or rounder.precision > 50:
+
+        def general(y: F64, out: F64, work: F64) -> NDArray[np.bool_]:
+            out[...] = rounder.round_float(y)
+            return np.zeros(y.shape, dtype=np.bool_)
+
+        return general
+    floor = 2.0**rounder.exponent
+    limit = 2.0 ** (971 + rounder.precision)
+    magic = np.uint64(((52 - rounder.precision) << 52) | (1 << 51))
+
+    def grid(y: F64, out: F64, work: F64) -> NDArray[np.bool_]:
+        np.abs(y, out=work)
+        too_big = ~(work < limit)  # also nan
+        np.maximum(work, floor, out=work)
+        bits = work.view(np.uint64)
+        bits &= _EXPONENT_BITS
+        bits += magic
+        np.add(y, work, out=out)
+        out -= work
+        return too_big
+
+    return grid
+
+
+_EXPONENT_BITS = np.uint64(0x7FF0000000000000)
 
 
 def _decide_slow(
@@ -233,25 +319,78 @@ def _decide_slow(
     """Refine element i's uniforms and the arb precision until every coordinate's rounding is decided."""
     prec = max(u.m for u in us) + 128
     res = np.empty(law.dimension)
-    while True:
-        if prec > 1 << 20:
-            raise RuntimeError(
-                "exact release: no decision at 2^20 bits of precision; an Enclosure.refine that does "
-                "not converge to the statistic's value is a bug in the caller"
-            )
-        with flint.ctx.workprec(prec):
-            zs = law.ball([u.ball() for u in us])
-            s = affine.s_arb(i)
-            done = True
-            for j, z in enumerate(zs):
-                zz = -z if neg else z
-                y = affine.c_arb(i, j) + (s * zz if not s.is_zero() else flint.arb(0))
-                r = round_ball(y, rounder)
-                if r is None:
-                    done = False
-                    break
-                res[j] = r
-        if done:
-            return res
-        us = [u.refine(rng) for u in us]
-        prec += _WORD
+    cell = _GridCell(rounder) if isinstance(rounder, GridRounder) else None
+    ctx = flint.ctx
+    saved = ctx.prec
+    try:
+        while True:
+            if prec > 1 << 20:
+                raise RuntimeError(
+                    "exact release: no decision at 2^20 bits of precision; an Enclosure.refine that does "
+                    "not converge to the statistic's value is a bug in the caller"
+                )
+            ctx.prec = prec  # (cheaper than the workprec context manager; restored below)
+            if _decide_at_precision(law, affine, i, neg, us, rounder, cell, res):
+                return res
+            us = [u.refine(rng) for u in us]
+            prec += _WORD
+    finally:
+        ctx.prec = saved
+
+
+def _decide_at_precision(
+    law: ExactLaw,
+    affine: Affine,
+    i: int,
+    neg: bool,
+    us: list[Uniform],
+    rounder: Rounder,
+    cell: _GridCell | None,
+    res: F64,
+) -> bool:
+    """Every coordinate of element i rounded from arb balls at the current precision, if decided."""
+    zs = law.ball([u.ball() for u in us])
+    s = affine.s_arb(i)
+    for j, z in enumerate(zs):
+        zz = -z if neg else z
+        y = affine.c_arb(i, j) + (s * zz if not s.is_zero() else flint.arb(0))
+        r = cell(y) if cell is not None else None
+        if r is None:
+            r = round_ball(y, rounder)
+        if r is None:
+            return False
+        res[j] = r
+    return True
+
+
+class _GridCell:
+    """A quick exact test that an arb ball lies inside one rounding cell of the grid (E, p).
+
+    r = R(float(mid)) is a grid point; every real within w = 2^(max(e−2, E) − p − 1) of r rounds to r,
+    e the binade of |r| (2^(e−1) ≤ |r| < 2^e; w is half the smaller of the two spacings next to r, and the
+    exact fixed-point half spacing 2^(E−p−1) below 2^E). If the ball is strictly inside (r − w, r + w),
+    R(ball) = {r}: the same answer as rounding both ends exactly, found with two ball comparisons. When the
+    test fails (the ball near or across a cell's edge, r not finite) the exact rounding of both ends
+    decides (:func:`~smoothdp.exact._core.round_ball`), so the result is always R of the ends.
+    """
+
+    def __init__(self, rounder: GridRounder) -> None:
+        self.exponent = rounder.exponent
+        self.precision = rounder.precision
+
+    def __call__(self, y: Any) -> float | None:
+        if not y.is_finite():
+            return None
+        m = float(y.mid())
+        if not math.isfinite(m):
+            return None
+        e = math.frexp(m)[1]
+        shift = max(e - 1, self.exponent) - self.precision
+        r = math.ldexp(round(math.ldexp(m, -shift)), shift)
+        if not math.isfinite(r):
+            return None
+        half = flint.arb(2) ** (max(math.frexp(r)[1] - 2, self.exponent) - self.precision - 1)
+        center = flint.arb(r)
+        if y > center - half and y < center + half:
+            return r
+        return None

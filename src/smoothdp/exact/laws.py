@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,8 +48,7 @@ from smoothdp.exact._core import (
     _Candidates,
     draw_words,
     dyadic_to_float_bounds,
-    hi,
-    lo,
+    fraction_float_bounds,
 )
 
 __all__ = [
@@ -62,6 +63,24 @@ __all__ = [
 ]
 
 _CONST_PREC = 256
+#: Noise scales (and scaled shape constants) inside this range keep every product of the fast path a
+#: normal float, so that the relative error bounds below hold; outside it the fast path gives no
+#: enclosure and the slow path decides (never reached by a calibrated release).
+_SCALE_RANGE = (2.0**-500, 2.0**500)
+#: Shape parameters (PolyPlace α, Student's ν) at most this large keep the same guarantee.
+_SHAPE_MAX = 2.0**100
+#: The smallest positive subnormal: an absolute slack for a difference that may be tiny.
+_SUBNORMAL = 2.0**-1074
+_MAX_FLOAT = float(np.finfo(np.float64).max)
+# Widening factors for a float y approximating a real t of known sign (one multiply instead of lo()/hi()'s
+# three operations). Elementary functions (|y − t| ≤ E|t|, E = ELEM_ERR ≥ 2⁵·2⁻⁵³): the rounded y·(1 ∓ 2E)
+# is ≤ t (≥ t) for t > 0, since (1 + E)(1 − 2E)(1 + 2⁻⁵³) < 1 < (1 − E)(1 + 2E)(1 − 2⁻⁵³); swap them for
+# t < 0. One correctly rounded + − × ÷ with a normal result: y(1 − 2⁻⁵²) ≤ pred(y) ≤ t and
+# y(1 + 2⁻⁵²) ≥ succ(y) ≥ t (|y| ≥ 2^e gives |y|·2⁻⁵² ≥ one ulp), and rounding keeps those floats.
+_DN_B = 1.0 - 2.0 * B
+_UP_B = 1.0 + 2.0 * B
+_DN_E = 1.0 - 2.0 * E
+_UP_E = 1.0 + 2.0 * E
 
 
 def _const(f: Callable[[], arb]) -> tuple[float, float]:
@@ -70,10 +89,34 @@ def _const(f: Callable[[], arb]) -> tuple[float, float]:
         return dyadic_to_float_bounds(f())
 
 
-def _scale(a_lo: F64, a_hi: F64, scale: float) -> tuple[F64, F64]:
-    if scale == 1.0:
-        return a_lo, a_hi
-    return lo(a_lo * scale, B), hi(a_hi * scale, B)
+def _exact(x: float | Fraction) -> Fraction:
+    return x if isinstance(x, Fraction) else Fraction(x)
+
+
+def shrink(kappa: float | Fraction, *errors: float) -> float:
+    """κ′ ≤ κ/((1 + 2⁻⁵³)·Π(1 + δᵢ)), a float: fl(x·κ′) ≤ κ·t for any x ≥ 0 with x ≤ t·Π(1 + δᵢ).
+
+    (The extra factor covers the rounding of the multiplication itself; for x ≤ 0 with
+    |x − t| ≤ |t|·((Π(1 + δᵢ)) − 1) the same product is an *upper* bound of κ·t.) Computed in exact
+    rationals and rounded down, so the bound is rigorous whatever κ and δᵢ are. The product must be a
+    normal float or zero (:data:`_SCALE_RANGE`).
+    """
+    den = Fraction(1) + Fraction(B)
+    for d in errors:
+        den *= 1 + Fraction(d)
+    return fraction_float_bounds(_exact(kappa) / den)[0]
+
+
+def grow(kappa: float | Fraction, *errors: float) -> float:
+    """κ″ ≥ κ/((1 − 2⁻⁵³)·Π(1 − δᵢ)): fl(x·κ″) ≥ κ·t for x ≥ t·Π(1 − δᵢ) ≥ 0 (see :func:`shrink`)."""
+    den = Fraction(1) - Fraction(B)
+    for d in errors:
+        den *= 1 - Fraction(d)
+    return fraction_float_bounds(_exact(kappa) / den)[1]
+
+
+#: Relative error of one correctly rounded + − × ÷ or sqrt with a normal result: 2⁻⁵³ (as one δ).
+_R = B
 
 
 class _Law:
@@ -87,6 +130,8 @@ class _Law:
 
     def __init__(self, scale: float) -> None:
         self.scale = float(scale)
+        #: Whether the fast path's products stay normal floats (else: no fast enclosure at all).
+        self.in_range = _SCALE_RANGE[0] <= self.scale <= _SCALE_RANGE[1]
 
     def accept_fast(self, u_lo: list[F64], u_hi: list[F64]) -> np.ndarray:
         return np.ones(u_lo[0].shape, dtype=np.int8)
@@ -97,17 +142,28 @@ class _Law:
     def _b(self, x: arb) -> arb:
         return x * flint.arb(self.scale)
 
-
-def _neg_log(q_lo: F64, q_hi: F64) -> tuple[F64, F64]:
-    """Enclosure of −ln q over [q_lo, q_hi] (decreasing in q; +inf at q = 0)."""
-    return -hi(np.log(q_hi), E), -lo(np.log(q_lo), E)
+    def _nan(self, u_lo: list[F64]) -> list[tuple[F64, F64]]:
+        nan = np.full(u_lo[0].shape, np.nan)
+        return [(nan, nan)] * self.dimension
 
 
 class LaplaceLaw(_Law):
-    """|Z| = −b·ln q."""
+    """|Z| = −b·ln q: ln q ≤ 0 within a relative E, so −b·ln q is ≥ fl(ln q_hi · (−κ′)) and ≤ fl(ln q_lo ·
+    (−κ″)) with κ′ = shrink(b, E), κ″ = grow(b, E) (+inf at q = 0)."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__(scale)
+        self.k_lo = -shrink(self.scale, E)
+        self.k_hi = -grow(self.scale, E)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        return [_scale(*_neg_log(u_lo[0], u_hi[0]), self.scale)]
+        if not self.in_range:
+            return self._nan(u_lo)
+        a_lo = np.log(u_hi[0])
+        a_lo *= self.k_lo
+        a_hi = np.log(u_lo[0])
+        a_hi *= self.k_hi
+        return [(a_lo, a_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(-us[0].log())]
@@ -120,17 +176,43 @@ class ExponentialLaw(LaplaceLaw):
 
 
 class GaussianLaw(_Law):
-    """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2)."""
+    """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2): ndtri(q/2) ≤ 0 within a relative NDTRI_ERR (q/2 is exact)."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__(scale)
+        self.k_lo = -shrink(self.scale, NDTRI_ERR)
+        self.k_hi = -grow(self.scale, NDTRI_ERR)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
         from scipy import special  # imported on first use: scipy is slow to import
 
-        a_lo = -hi(special.ndtri(u_hi[0] * 0.5), NDTRI_ERR)
-        a_hi = -lo(special.ndtri(u_lo[0] * 0.5), NDTRI_ERR)
-        return [_scale(a_lo, a_hi, self.scale)]
+        if not self.in_range:
+            return self._nan(u_lo)
+        a_lo = special.ndtri(u_hi[0] * 0.5)
+        a_lo *= self.k_lo
+        a_hi = special.ndtri(u_lo[0] * 0.5)
+        a_hi *= self.k_hi
+        return [(a_lo, a_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(us[0].erfcinv() * flint.arb(2).sqrt())]
+
+
+@lru_cache(maxsize=64)
+def _polyplace_constants(alpha: float) -> tuple[tuple[float, float], ...]:
+    """Float bounds of A, c, q_b (and 1/c) of PolyPlace(α), computed once per α in arb."""
+    consts = (lambda: _polyplace_arb(alpha, 0), lambda: _polyplace_arb(alpha, 1),
+              lambda: _polyplace_arb(alpha, 2), lambda: 1 / _polyplace_arb(alpha, 1))
+    return tuple(_const(f) for f in consts)
+
+
+def _polyplace_arb(alpha: float, which: int) -> arb:
+    a = flint.arb(alpha)
+    r = (a * (-1 / a).log1p()).exp()
+    k = 2 * r + a - 1
+    if which == 0:
+        return (a + 1).log() + a * (-1 / (a * a)).log1p() - k.log()
+    return (a - 1) / k if which == 1 else (a + 1) * r / k
 
 
 class PolyPlaceLaw(_Law):
@@ -138,44 +220,74 @@ class PolyPlaceLaw(_Law):
 
     A = ln[(α+1)(1 − 1/α²)^α / K_α], c = (α−1)/K_α, q_b = (α+1)(1 − 1/α)^α / K_α (the tail mass),
     K_α = 2(1 − 1/α)^α + α − 1, all enclosed in arb (HT 2025, Definition 6; docs/theory/noise.md#polyplace).
+    Each box is evaluated on its own branch only (a box straddling q_b gets no enclosure).
     """
 
     def __init__(self, scale: float, alpha: float) -> None:
         super().__init__(scale)
         self.alpha = float(alpha)
-        self.A = _const(lambda: self._consts()[0])
-        self.c = _const(lambda: self._consts()[1])
-        self.qb = _const(lambda: self._consts()[2])
-
-    def _consts(self) -> tuple[arb, arb, arb]:
-        a = flint.arb(self.alpha)
-        r = (a * (-1 / a).log1p()).exp()
-        k = 2 * r + a - 1
-        big_a = (a + 1).log() + a * (-1 / (a * a)).log1p() - k.log()
-        return big_a, (a - 1) / k, (a + 1) * r / k
+        self.A, self.c, self.qb, self.inv_c = _polyplace_constants(self.alpha)
+        self.in_range = self.in_range and self.alpha <= _SHAPE_MAX
+        s, inv_a = self.scale, 1 / Fraction(self.alpha)
+        # Tail: (A − ln q)·(1/α) from a sum of two terms (one rounding, then one product).
+        self.neg_log_lo, self.neg_log_hi = -shrink(1, E), -grow(1, E)
+        self.t_lo, self.t_hi = shrink(inv_a, _R), grow(inv_a, _R)
+        # Core: x = (1 − q)/c (1 − q exact), then log1p(−x)/α (≤ 0) and −expm1(·) (≥ 0).
+        self.x_lo, self.x_hi = shrink(self.inv_c[0]), grow(self.inv_c[1])
+        self.v_lo, self.v_hi = shrink(inv_a, E), grow(inv_a, E)  # ≤ 0: shrink gives the upper end
+        self.k_lo, self.k_hi = shrink(s, E), grow(s, E)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        if not self.in_range:
+            return self._nan(u_lo)
         q_lo, q_hi = u_lo[0], u_hi[0]
-        al = self.alpha
-        # Tail.
-        t_lo = lo(self.A[0] + hi(np.log(q_hi), E) * -1.0, B)
-        t_hi = hi(self.A[1] - lo(np.log(q_lo), E), B)
-        tail_lo = lo(np.expm1(lo(t_lo / al, B)), E)
-        tail_hi = hi(np.expm1(hi(t_hi / al, B)), E)
-        # Core (1 − q is exact: q is a multiple of 2⁻⁵² in [0, 1]).
-        x_lo = lo((1.0 - q_hi) / self.c[1], B)
-        x_hi = hi((1.0 - q_lo) / self.c[0], B)
-        core_lo = -hi(np.expm1(hi(hi(np.log1p(-x_lo), E) / al, B)), E)
-        core_hi = -lo(np.expm1(lo(lo(np.log1p(-x_hi), E) / al, B)), E)
-        in_tail = q_hi <= self.qb[0]
-        in_core = q_lo >= self.qb[1]
-        a_lo = np.where(in_tail, tail_lo, np.where(in_core, core_lo, np.nan))
-        a_hi = np.where(in_tail, tail_hi, np.where(in_core, core_hi, np.nan))
-        return [_scale(a_lo, a_hi, self.scale)]
+        a_lo = np.full(q_lo.shape, np.nan)
+        a_hi = np.full(q_lo.shape, np.nan)
+        tail = np.flatnonzero(q_hi <= self.qb[0])
+        if tail.size:
+            a_lo[tail], a_hi[tail] = self._tail(q_lo[tail], q_hi[tail])
+        core = np.flatnonzero(q_lo >= self.qb[1])
+        if core.size:
+            a_lo[core], a_hi[core] = self._core(q_lo[core], q_hi[core])
+        return [(a_lo, a_hi)]
+
+    def _tail(self, q_lo: F64, q_hi: F64) -> tuple[F64, F64]:
+        """u = expm1((A − ln q)/α), decreasing in q; A − ln q ≥ α·ln(1 + 1/α) ≥ ln 2 > 0 on the tail."""
+        lo_ = np.log(q_hi)  # −ln q_hi ≥ fl(ln q_hi · (−shrink(1, E)))
+        lo_ *= self.neg_log_lo
+        lo_ += self.A[0]
+        lo_ *= self.t_lo
+        np.expm1(lo_, out=lo_)
+        lo_ *= self.k_lo
+        hi_ = np.log(q_lo)
+        hi_ *= self.neg_log_hi
+        hi_ += self.A[1]
+        hi_ *= self.t_hi
+        np.expm1(hi_, out=hi_)
+        hi_ *= self.k_hi
+        return lo_, hi_
+
+    def _core(self, q_lo: F64, q_hi: F64) -> tuple[F64, F64]:
+        """u = −expm1(log1p(−(1 − q)/c)/α), decreasing in q (1 − q is exact: q a multiple of 2⁻⁵²)."""
+        lo_ = np.subtract(1.0, q_hi)
+        lo_ *= self.x_lo
+        np.negative(lo_, out=lo_)
+        np.log1p(lo_, out=lo_)  # ≤ 0: times shrink(1/α, E) is an upper end of ln(1 − x)/α
+        lo_ *= self.v_lo
+        np.expm1(lo_, out=lo_)  # ≤ 0: times −shrink(s, E) is a lower end of −s·expm1
+        lo_ *= -self.k_lo
+        hi_ = np.subtract(1.0, q_lo)
+        hi_ *= self.x_hi
+        np.negative(hi_, out=hi_)
+        np.log1p(hi_, out=hi_)
+        hi_ *= self.v_hi
+        np.expm1(hi_, out=hi_)
+        hi_ *= -self.k_hi
+        return lo_, hi_
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         q = us[0]
-        big_a, c, qb = self._consts()
+        big_a, c, qb = _polyplace_balls(self.alpha, flint.ctx.prec)
         a = flint.arb(self.alpha)
         if q < qb:
             u = ((big_a - q.log()) / a).expm1()
@@ -186,49 +298,82 @@ class PolyPlaceLaw(_Law):
         return [self._b(u)]
 
 
+@lru_cache(maxsize=256)
+def _polyplace_balls(alpha: float, prec: int) -> tuple[arb, arb, arb]:
+    """A, c, q_b as arb balls at the precision ``prec`` (the current one), made once per (α, prec)."""
+    return _polyplace_arb(alpha, 0), _polyplace_arb(alpha, 1), _polyplace_arb(alpha, 2)
+
+
 class StudentTLaw(_Law):
-    """|T| = σ·√(ν·expm1(−(2/ν)·ln W))·sin(πw/2): Bailey's polar form with the angle explicit."""
+    """|T| = σ·√(ν·expm1(−(2/ν)·ln W))·sin(πw/2): Bailey's polar form with the angle explicit.
+
+    The radius is decreasing in W and evaluated at both corners; sin(πw/2) is increasing in w and
+    evaluated once, at the lower corner θ₁: sin θ₂ ≤ sin θ₁ + (θ₂ − θ₁) (|cos| ≤ 1), capped at 1.
+    """
 
     n_uniforms = 2
 
     def __init__(self, scale: float, df: float) -> None:
         super().__init__(scale)
         self.df = float(df)
-        self.two_over = _const(lambda: 2 / flint.arb(self.df))
+        two_over = _const(lambda: 2 / flint.arb(self.df))
         self.half_pi = _const(lambda: flint.arb.pi() / 2)
+        # ν ≥ 1/8: the lower end of expm1((2/ν)·(−ln W)) ≤ e⁵⁷⁷ never overflows (−ln W ≤ 36.05 on the
+        # first word), and r·σ stays below 2⁹¹⁵; ν ≤ 2¹⁰⁰ keeps (2/ν)·(−ln W) normal.
+        self.in_range = self.in_range and 0.125 <= self.df <= _SHAPE_MAX
+        # g = −(2/ν)·ln W ≥ 0 (one elementary call, one product); ν·expm1(g) (one call, one product);
+        # √ (one rounding); × sin (one call, one product); × σ (one product).
+        self.g_lo, self.g_hi = -shrink(two_over[0], E), -grow(two_over[1], E)
+        self.d_lo, self.d_hi = shrink(self.df, E), grow(self.df, E)
+        self.k_lo, self.k_hi = shrink(self.scale, _R, E, _R), grow(self.scale, _R, E, _R)
+        self.th_lo, self.th_hi = shrink(self.half_pi[0]), grow(self.half_pi[1])
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        d = self.df
-        # Radius part, decreasing in W.
-        g_lo = lo(-hi(np.log(u_hi[0]), E) * self.two_over[0], B)
-        g_hi = hi(-lo(np.log(u_lo[0]), E) * self.two_over[1], B)
-        r_lo = lo(np.sqrt(lo(lo(np.expm1(g_lo), E) * d, B)), E)
-        r_hi = hi(np.sqrt(hi(hi(np.expm1(g_hi), E) * d, B)), E)
-        # Angle part, increasing in w on [0, 1].
-        th_lo = lo(u_lo[1] * self.half_pi[0], B)
-        th_hi = hi(u_hi[1] * self.half_pi[1], B)
-        s_lo = lo(np.sin(th_lo), E)
-        s_hi = np.where(th_hi >= self.half_pi[0], 1.0, hi(np.sin(th_hi), E))
-        return [_scale(lo(r_lo * s_lo, B), hi(r_hi * s_hi, B), self.scale)]
+        if not self.in_range:
+            return self._nan(u_lo)
+        # Radius: r(W) decreasing in W.
+        r_lo = np.log(u_hi[0])
+        r_lo *= self.g_lo
+        np.expm1(r_lo, out=r_lo)
+        r_lo *= self.d_lo
+        np.sqrt(r_lo, out=r_lo)
+        r_hi = np.log(u_lo[0])
+        r_hi *= self.g_hi
+        np.expm1(r_hi, out=r_hi)
+        r_hi *= self.d_hi
+        np.sqrt(r_hi, out=r_hi)
+        # Angle: θ ∈ [θ₁, θ₂] ⊆ [0, π/2], θ₁ = fl(w_lo·(π/2)⁻) ≤ πw_lo/2, θ₂ = fl(w_hi·(π/2)⁺) ≥ πw_hi/2.
+        th1 = np.multiply(u_lo[1], self.th_lo)
+        sin1 = np.sin(th1)
+        th2 = np.multiply(u_hi[1], self.th_hi)
+        th2 -= th1  # θ₂ − θ₁ ≥ 0, one rounding: times (1 + 2⁻⁵²) plus 2⁻¹⁰⁷⁴ is an upper end
+        th2 *= _UP_B
+        th2 += _SUBNORMAL
+        s_hi = np.multiply(sin1, _UP_E)  # sin θ₁ ≥ 0 within E: an upper end, then + (θ₂ − θ₁)
+        s_hi += th2
+        s_hi *= _UP_B
+        np.minimum(s_hi, 1.0, out=s_hi)
+        r_lo *= sin1
+        r_lo *= self.k_lo
+        r_hi *= s_hi
+        r_hi *= self.k_hi
+        return [(r_lo, r_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
-        d = flint.arb(self.df)
-        r = (d * (-(2 / d) * us[0].log()).expm1()).sqrt()
+        d, two_over = _student_balls(self.df, flint.ctx.prec)
+        r = (d * (-two_over * us[0].log()).expm1()).sqrt()
         return [self._b(r * (us[1] / 2).sin_pi())]
 
 
-# Widening factors for a float y approximating a real t of known sign (one multiply instead of lo()/hi()'s
-# three operations). Elementary functions (|y − t| ≤ E|t|, E = ELEM_ERR ≥ 2⁵·2⁻⁵³): the rounded y·(1 ∓ 2E)
-# is ≤ t (≥ t) for t > 0, since (1 + E)(1 − 2E)(1 + 2⁻⁵³) < 1 < (1 − E)(1 + 2E)(1 − 2⁻⁵³); swap them for
-# t < 0. One correctly rounded + − × ÷ with a normal result: y(1 − 2⁻⁵²) ≤ pred(y) ≤ t and
-# y(1 + 2⁻⁵²) ≥ succ(y) ≥ t (|y| ≥ 2^e gives |y|·2⁻⁵² ≥ one ulp), and rounding keeps those floats.
-_DN_B = 1.0 - 2.0 * B
-_UP_B = 1.0 + 2.0 * B
-_DN_E = 1.0 - 2.0 * E
-_UP_E = 1.0 + 2.0 * E
+@lru_cache(maxsize=256)
+def _student_balls(df: float, prec: int) -> tuple[arb, arb]:
+    """ν and 2/ν as arb balls at the precision ``prec`` (the current one)."""
+    d = flint.arb(df)
+    return d, 2 / d
+
+
 #: Candidates per vectorized pass of the generalized Cauchy sampler (the temporaries stay in cache).
 _CHUNK = 1 << 14
-_MAX_FLOAT = float(np.finfo(np.float64).max)
 #: Bits of the acceptance uniform V in the candidate's own word.
 _V_BITS = 10
 _U_BITS = 53
@@ -260,6 +405,7 @@ class GeneralizedCauchyLaw(_Law):
         # x = s^{−1/(γ−1)} without exp/log (whose error grows with |ln s|) when 1/(γ−1) is exactly 1, 2,
         # 1/2 or 1/3 (γ = 2, 1.5, 3, 4): 1/s, 1/s², 1/√s, 1/∛s.
         self.tail_power: float | None = {2.0: 1.0, 1.5: 2.0, 3.0: 0.5, 4.0: 1.0 / 3.0}.get(g)
+        self.k_lo, self.k_hi = shrink(self.scale), grow(self.scale)  # the enclosure of x times s
 
     # -- acceptance -----------------------------------------------------------------------------------
     def _accept_bounds(self, u_lo: F64, u_hi: F64) -> tuple[F64, F64, NDArray[np.bool_]]:
@@ -477,17 +623,14 @@ class GeneralizedCauchyLaw(_Law):
         x_hi *= _UP_E
         return x_lo, x_hi
 
-    def _x_fast(self, u_lo: F64, u_hi: F64) -> tuple[F64, F64]:
-        """Enclosure of x(U) over the boxes (nan where a box straddles w₀), in cache-sized chunks."""
-        x_lo = np.empty(u_lo.shape)
-        x_hi = np.empty(u_lo.shape)
-        for start in range(0, u_lo.size, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            x_lo[part], x_hi[part] = self._x_chunk(u_lo[part], u_hi[part])
-        return x_lo, x_hi
-
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        return [_scale(*self._x_fast(u_lo[0], u_hi[0]), self.scale)]
+        if not self.in_range:
+            return self._nan(u_lo)
+        x_lo, x_hi = self._x_chunk(u_lo[0], u_hi[0])
+        x_lo *= self.k_lo  # x_lo ≤ MAX: an overflow means s·x > MAX, so MAX stays a lower end
+        np.minimum(x_lo, _MAX_FLOAT, out=x_lo)
+        x_hi *= self.k_hi
+        return [(x_lo, x_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         x = self._x_ball(us[0])
@@ -495,7 +638,13 @@ class GeneralizedCauchyLaw(_Law):
 
 
 class PlanarLaplaceLaw(_Law):
-    """Y = b(ln(1/U₁) + ln(1/U₂))·(cos 2πU₃, sin 2πU₃); the float path reduces the angle to an octant."""
+    """Y = b(ln(1/U₁) + ln(1/U₂))·(cos 2πU₃, sin 2πU₃); the float path reduces the angle to an octant.
+
+    θ = (o + f)·π/4 with o the octant of U₃ and ψ = f·π/4 (or (1 − f)·π/4 in odd octants) in [0, π/4];
+    sin ψ and cos ψ come from t = tan(ψ₁/2) at the box's lower corner ψ₁ (sin = 2t/(1 + t²),
+    cos = (1 − t²)/(1 + t²), t ≤ tan(π/8): no cancellation, within a relative 2E), and the far corner
+    from |d sin|, |d cos| ≤ 1 over a box of width below 2⁻⁴⁸.
+    """
 
     n_uniforms = 3
     signed = False
@@ -504,25 +653,44 @@ class PlanarLaplaceLaw(_Law):
     def __init__(self, scale: float) -> None:
         super().__init__(scale)
         self.quarter_pi = _const(lambda: flint.arb.pi() / 4)
+        eighth_pi = _const(lambda: flint.arb.pi() / 8)
+        # r = b·(−ln U₁ − ln U₂): two logs of one sign (within E together), one sum, one product.
+        self.k_lo, self.k_hi = -shrink(self.scale, E, _R), -grow(self.scale, E, _R)
+        self.h_lo = shrink(eighth_pi[0])  # ψ₁/2 ≤ g·π/8
+        self.trig_lo, self.trig_hi = shrink(1, 2 * E), grow(1, 2 * E)
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        a1_lo, a1_hi = _neg_log(u_lo[0], u_hi[0])
-        a2_lo, a2_hi = _neg_log(u_lo[1], u_hi[1])
-        r_lo, r_hi = _scale(lo(a1_lo + a2_lo, B), hi(a1_hi + a2_hi, B), self.scale)
-        # θ = (o + f)·π/4, o the octant; odd octants use θ = b·π/2 − (1 − f)·π/4.
+        if not self.in_range:
+            return self._nan(u_lo)
+        r_lo = np.log(u_hi[0])
+        r_lo += np.log(u_hi[1])
+        r_lo *= self.k_lo
+        r_hi = np.log(u_lo[0])
+        r_hi += np.log(u_lo[1])
+        r_hi *= self.k_hi
         e_lo = u_lo[2] * 8.0  # exact
         o = np.floor(e_lo)
         f_lo = e_lo - o  # exact
-        f_hi = u_hi[2] * 8.0 - o  # exact, ≤ 1
-        odd = (o % 2) == 1
-        g_lo = np.where(odd, 1.0 - f_hi, f_lo)  # exact
-        g_hi = np.where(odd, 1.0 - f_lo, f_hi)
-        p_lo = lo(g_lo * self.quarter_pi[0], B)
-        p_hi = hi(g_hi * self.quarter_pi[1], B)
-        cos_lo = lo(np.cos(p_hi), E)
-        cos_hi = np.minimum(hi(np.cos(p_lo), E), 1.0)
-        sin_lo = lo(np.sin(p_lo), E)
-        sin_hi = hi(np.sin(p_hi), E)
+        odd = np.fmod(o, 2.0) == 1.0
+        g_lo = np.where(odd, (1.0 - u_hi[2] * 8.0) + o, f_lo)  # exact: the lower end of g in [0, 1]
+        t = np.multiply(g_lo, self.h_lo)
+        np.tan(t, out=t)
+        t2 = np.square(t)
+        den = np.add(t2, 1.0)
+        sin1 = np.multiply(t, 2.0)
+        sin1 /= den
+        cos1 = np.subtract(1.0, t2, out=t2)
+        cos1 /= den
+        # Lower corner ψ₁ ≤ ψ ≤ ψ₁ + 2⁻⁴⁸: sin ψ ∈ [sin ψ₁, sin ψ₁ + 2⁻⁴⁸], cos ψ ∈ [cos ψ₁ − 2⁻⁴⁸, cos ψ₁].
+        sin_lo = np.multiply(sin1, self.trig_lo)
+        sin_hi = np.multiply(sin1, self.trig_hi, out=sin1)
+        sin_hi += _PSI_WIDTH
+        sin_hi *= _UP_B
+        cos_hi = np.multiply(cos1, self.trig_hi)
+        np.minimum(cos_hi, 1.0, out=cos_hi)
+        cos_lo = np.multiply(cos1, self.trig_lo, out=cos1)
+        cos_lo -= _PSI_WIDTH  # ≥ 0.7: one rounding, covered by (1 − 2⁻⁵²)
+        cos_lo *= _DN_B
         b = np.where(odd, (o + 1) / 2, o / 2) % 4
         # (cos θ, sin θ) = rot_b(cos ψ, sin ψ), sin ψ = ±sin|ψ| (− for odd octants):
         # b=0: (C, S), b=1: (−S, C), b=2: (−C, −S), b=3: (S, −C).
@@ -531,14 +699,15 @@ class PlanarLaplaceLaw(_Law):
         quarter = [b == 0, b == 1, b == 2, b == 3]
         x_sign = np.select(quarter, [1.0, -sgn_s, -1.0, sgn_s])
         y_sign = np.select(quarter, [sgn_s, 1.0, -sgn_s, -1.0])
-        t_lo_x = np.where(x_is_cos, cos_lo, sin_lo)
-        t_hi_x = np.where(x_is_cos, cos_hi, sin_hi)
-        t_lo_y = np.where(x_is_cos, sin_lo, cos_lo)
-        t_hi_y = np.where(x_is_cos, sin_hi, cos_hi)
         out = []
-        for sign, t_lo, t_hi in ((x_sign, t_lo_x, t_hi_x), (y_sign, t_lo_y, t_hi_y)):
-            m_lo = lo(r_lo * np.maximum(t_lo, 0.0), B)
-            m_hi = hi(r_hi * t_hi, B)
+        for sign, swap in ((x_sign, False), (y_sign, True)):
+            use_cos = x_is_cos != swap
+            t_lo = np.where(use_cos, cos_lo, sin_lo)
+            t_hi = np.where(use_cos, cos_hi, sin_hi)
+            m_lo = r_lo * np.maximum(t_lo, 0.0)
+            m_lo *= _DN_B
+            m_hi = r_hi * t_hi
+            m_hi *= _UP_B
             out.append((np.where(sign > 0, m_lo, -m_hi), np.where(sign > 0, m_hi, -m_lo)))
         return out
 
@@ -546,6 +715,10 @@ class PlanarLaplaceLaw(_Law):
         r = self._b(-us[0].log() - us[1].log())
         s, c = (2 * us[2]).sin_cos_pi()
         return [r * c, r * s]
+
+
+#: Width bound of ψ over a first-word box: (g_hi − g_lo)·π/4 plus the rounding of ψ₁ is below 2⁻⁴⁸.
+_PSI_WIDTH = 2.0**-48
 
 
 class UniformLaw(_Law):

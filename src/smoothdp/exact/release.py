@@ -132,17 +132,15 @@ def add_noise(
     shape = np.broadcast_shapes(base, s.shape, _as_shape(size))
     n = math.prod(shape)
     full = (*shape, dim)
-    index = np.broadcast_to(
-        np.arange(math.prod(c_shape)).reshape(c_shape if dim == 2 else (*c_shape, 1)), full
-    ).reshape(n, dim)
-    s_flat = np.broadcast_to(s, shape).reshape(n)
-    s2 = np.repeat(s_flat[:, None], dim, axis=1)
+    c_lo, c_hi, c_index = _center_rows(parsed, base, shape, dim)
+    s_flat = s.reshape(n) if s.shape == shape else np.broadcast_to(s, shape).reshape(n)
+    s2 = np.broadcast_to(s_flat.reshape(n, 1), (n, dim))
     affine = _core.Affine(
-        c_lo=parsed.lo.reshape(-1)[index],
-        c_hi=parsed.hi.reshape(-1)[index],
+        c_lo=c_lo,
+        c_hi=c_hi,
         s_lo=s2,
         s_hi=s2,
-        c_arb=lambda i, j: parsed.arb(int(index[i, j])),
+        c_arb=lambda i, j: parsed.arb(c_index(i, j)),
         s_arb=lambda i: flint.arb(float(s_flat[i])),
     )
     out = engine.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
@@ -198,6 +196,25 @@ def _as_shape(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     return tuple(int(k) for k in size)
 
 
+def _center_rows(
+    parsed: _ParsedCenter, base: tuple[int, ...], shape: tuple[int, ...], dim: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Callable[[int, int], int]]:
+    """The center's bounds as (n, dim) rows of the output (views where the shapes allow it), and the flat
+    index of the center element behind row i, coordinate j."""
+    n = math.prod(shape)
+    if base == shape:  # one center per output element: the rows are the center itself
+        return parsed.lo.reshape(n, dim), parsed.hi.reshape(n, dim), lambda i, j: i * dim + j
+    if math.prod(base) == 1:  # one center for every output element
+        rows = (n, dim)
+        lo_, hi_ = parsed.lo.reshape(1, dim), parsed.hi.reshape(1, dim)
+        return np.broadcast_to(lo_, rows), np.broadcast_to(hi_, rows), lambda i, j: j
+    index = np.broadcast_to(
+        np.arange(math.prod(parsed.shape)).reshape(parsed.shape if dim == 2 else (*parsed.shape, 1)),
+        (*shape, dim),
+    ).reshape(n, dim)
+    return parsed.lo.reshape(-1)[index], parsed.hi.reshape(-1)[index], lambda i, j: int(index[i, j])
+
+
 def _rounder(grid: OutputGrid) -> _core.GridRounder:
     return _core.GridRounder(grid.exponent, grid.precision)
 
@@ -229,7 +246,7 @@ def _parse_center(center: Center) -> _ParsedCenter:
                 return flint.arb(flint.fmpq(value.numerator, value.denominator))
             return flint.arb(value)
 
-        return _ParsedCenter(c_lo.shape, c_lo.copy(), c_hi.copy(), enclosure_arb)
+        return _ParsedCenter(c_lo.shape, c_lo, c_hi, enclosure_arb)
     if isinstance(center, Fraction):
         f_lo, f_hi = _core.fraction_float_bounds(center)
         q = flint.fmpq(center.numerator, center.denominator)
