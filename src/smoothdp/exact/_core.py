@@ -41,11 +41,14 @@ if TYPE_CHECKING:
 __all__ = [
     "BASIC_ERR",
     "ELEM_ERR",
+    "Candidates",
     "ExactLaw",
     "FloorRounder",
     "GridRounder",
     "Rounder",
     "Uniform",
+    "accept_slow",
+    "draw_accepted",
     "draw_words",
     "hi",
     "lo",
@@ -284,7 +287,7 @@ def _unsigned_uniforms(law: ExactLaw, words: U64, n: int) -> tuple[NDArray[np.bo
 
 
 @dataclass
-class _Candidates:
+class Candidates:
     neg: NDArray[np.bool_]
     ks: list[U64]
     ms: list[int]
@@ -292,19 +295,19 @@ class _Candidates:
     refined: dict[int, list[Uniform]]
 
 
-def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
+def draw_accepted(law: ExactLaw, n: int, rng: Any) -> Candidates:
     """n accepted candidates (all of them for a law without rejection), in stream order.
 
-    A law with its own candidate layout provides ``draw_accepted(n, rng) -> _Candidates``
+    A law with its own candidate layout provides ``draw_accepted(n, rng) -> Candidates``
     (:class:`~smoothdp.exact.laws.GeneralizedCauchyLaw`: one word per candidate).
     """
-    custom: Callable[[int, Any], _Candidates] | None = getattr(law, "draw_accepted", None)
+    custom: Callable[[int, Any], Candidates] | None = getattr(law, "draw_accepted", None)
     if custom is not None:
         return custom(n, rng)
     if not law.rejection:
         words = draw_words(rng, law.n_uniforms * n)
         neg, ks, ms = _unsigned_uniforms(law, words, n)
-        return _Candidates(neg, ks, ms, {})
+        return Candidates(neg, ks, ms, {})
     neg_parts: list[NDArray[np.bool_]] = []
     k_parts: list[list[U64]] = [[] for _ in range(law.n_uniforms)]
     refined: dict[int, list[Uniform]] = {}
@@ -320,7 +323,7 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
             state = law.accept_fast([b[0] for b in bounds], [b[1] for b in bounds])
         this_round: dict[int, list[Uniform]] = {}
         for i in np.flatnonzero(state < 0):
-            ok, us = _accept_slow(law, [Uniform(int(k[i]), mb) for k, mb in zip(ks, ms, strict=True)], rng)
+            ok, us = accept_slow(law, [Uniform(int(k[i]), mb) for k, mb in zip(ks, ms, strict=True)], rng)
             state[i] = 1 if ok else 0
             this_round[int(i)] = us
         take = np.flatnonzero(state == 1)[:missing]
@@ -332,10 +335,10 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
         for j in range(law.n_uniforms):
             k_parts[j].append(ks[j][take])
         filled += take.size
-    return _Candidates(np.concatenate(neg_parts), [np.concatenate(p) for p in k_parts], ms, refined)
+    return Candidates(np.concatenate(neg_parts), [np.concatenate(p) for p in k_parts], ms, refined)
 
 
-def _accept_slow(law: ExactLaw, us: list[Uniform], rng: Any) -> tuple[bool, list[Uniform]]:
+def accept_slow(law: ExactLaw, us: list[Uniform], rng: Any) -> tuple[bool, list[Uniform]]:
     prec = max(u.m for u in us) + 64
     while True:
         with flint.ctx.workprec(prec):

@@ -34,12 +34,12 @@ from smoothdp.exact._core import (
     TINY,
     U64,
     Affine,
+    Candidates,
     ExactLaw,
     GridRounder,
     Rounder,
     Uniform,
-    _Candidates,
-    _draw_accepted,
+    draw_accepted,
     draw_words,
     float_bounds,
     round_ball,
@@ -47,8 +47,9 @@ from smoothdp.exact._core import (
 
 __all__ = ["CHUNK", "LAST_STATS", "Stats", "run"]
 
-#: Elements per chunk of the fused pass: about 15 float64 temporaries of 128 KiB stay in the L2 cache.
-CHUNK = 1 << 14
+#: Elements per chunk of the fused pass: its float64 temporaries (64 KiB) stay in the L2 cache and below
+#: glibc's 128 KiB mmap and trim thresholds (a temporary at the threshold costs page faults every chunk).
+CHUNK = 1 << 13
 _TWO_B = 2.0 * BASIC_ERR
 _SIGN_BIT = np.uint64(1 << 63)
 _SIGN_SHIFT = np.uint64(63)
@@ -122,9 +123,9 @@ class _Words:
 
 @dataclass
 class _Accepted:
-    """Candidates of a rejection law after acceptance (:class:`~smoothdp.exact._core._Candidates`)."""
+    """Candidates of a rejection law after acceptance (:class:`~smoothdp.exact._core.Candidates`)."""
 
-    cand: _Candidates
+    cand: Candidates
     signed: bool
 
     def chunk(self, a: int, b: int) -> tuple[NDArray[np.bool_] | None, list[F64], list[F64]]:
@@ -141,7 +142,7 @@ class _Accepted:
 
 def _candidates(law: ExactLaw, n: int, rng: Any) -> _Words | _Accepted:
     if law.rejection or getattr(law, "draw_accepted", None) is not None:
-        return _Accepted(_draw_accepted(law, n, rng), law.signed)
+        return _Accepted(draw_accepted(law, n, rng), law.signed)
     return _Words(draw_words(rng, law.n_uniforms * n), n, law.n_uniforms, law.signed)
 
 

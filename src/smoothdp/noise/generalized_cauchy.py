@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact.laws import GeneralizedCauchyLaw
+from smoothdp.exact.cauchy import GeneralizedCauchyLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_in_range
