@@ -65,6 +65,14 @@ class Arithmetic:
             den *= 1 - Fraction(d)
         return self.bounds(Fraction(kappa) / den)[1]
 
+    def down(self, delta: float) -> Any:
+        """The largest number of the format ≤ 1 − δ (a widening factor, exact for δ = 2u, 2E)."""
+        return self.bounds(1 - Fraction(delta))[0]
+
+    def up(self, delta: float) -> Any:
+        """The smallest number of the format ≥ 1 + δ."""
+        return self.bounds(1 + Fraction(delta))[1]
+
     def bounds(self, q: Fraction) -> tuple[Any, Any]:
         """The largest number of the format ≤ q and the smallest ≥ q (q a normal number's size)."""
         return _bounds(q, self.bits, self.dtype)

@@ -62,6 +62,21 @@ def _in(ar: Arithmetic, bounds: Any) -> tuple[Any, Any]:
     return ar.bounds(bounds[0])[0], ar.bounds(bounds[1])[1]
 
 
+def _w0(g: float) -> arb:
+    """w₀ = (γ − 1)/γ."""
+    return (flint.arb(g) - 1) / flint.arb(g)
+
+
+def _inv(g: float) -> arb:
+    """1/(γ − 1)."""
+    return 1 / (flint.arb(g) - 1)
+
+
+def _pw(g: float) -> arb:
+    """γ/(γ − 1) = 1/w₀, also the tail's acceptance power."""
+    return flint.arb(g) / (flint.arb(g) - 1)
+
+
 class GeneralizedCauchyLaw(LawBase):
     """Rejection from the envelope 1 on [0, 1), x^{−γ} beyond; accept with 1/(1 + min(x, 1/x)^γ).
 
@@ -84,12 +99,9 @@ class GeneralizedCauchyLaw(LawBase):
         self.acceptance = (1.0 / g) * (1.0 - 1.0 / g) * math.pi / math.sin(math.pi / g)
         # w₀ = (γ−1)/γ, 1/(γ−1) and γ/(γ−1) = 1/w₀ (also the tail's acceptance power), in binary64 for the
         # acceptance test (unchanged: it decides how many words are drawn).
-        self._exact_w0 = arb_constant(lambda: (flint.arb(g) - 1) / flint.arb(g))
-        self._exact_inv = arb_constant(lambda: 1 / (flint.arb(g) - 1))
-        self._exact_pw = arb_constant(lambda: flint.arb(g) / (flint.arb(g) - 1))
-        self.w0 = _in(BINARY64, self._exact_w0)
-        self.inv = _in(BINARY64, self._exact_inv)
-        self.pw = _in(BINARY64, self._exact_pw)
+        self.w0 = _in(BINARY64, arb_constant(_w0, g))
+        self.inv = _in(BINARY64, arb_constant(_inv, g))
+        self.pw = _in(BINARY64, arb_constant(_pw, g))
         # x = s^{−1/(γ−1)} without exp/log (whose error grows with |ln s|) when 1/(γ−1) is exactly 1, 2,
         # 1/2 or 1/3 (γ = 2, 1.5, 3, 4): 1/s, 1/s², 1/√s, 1/∛s.
         self.tail_power: float | None = {2.0: 1.0, 1.5: 2.0, 3.0: 0.5, 4.0: 1.0 / 3.0}.get(g)
@@ -246,14 +258,14 @@ class GeneralizedCauchyLaw(LawBase):
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         e, u = ar.elem, ar.unit
         return SimpleNamespace(
-            w0=_in(ar, self._exact_w0),
-            inv=_in(ar, self._exact_inv),
-            pw=_in(ar, self._exact_pw),
+            w0=_in(ar, arb_constant(_w0, self.gamma)),
+            inv=_in(ar, arb_constant(_inv, self.gamma)),
+            pw=_in(ar, arb_constant(_pw, self.gamma)),
             # One rounding: y(1 ∓ 2u) is beyond pred(y)/succ(y); an elementary call: y(1 ∓ 2E).
-            dn_b=1 - 2 * u,
-            up_b=1 + 2 * u,
-            dn_e=1 - 2 * e,
-            up_e=1 + 2 * e,
+            dn_b=ar.down(2 * u),
+            up_b=ar.up(2 * u),
+            dn_e=ar.down(2 * e),
+            up_e=ar.up(2 * e),
             k_lo=ar.shrink(self.scale),  # the enclosure of x times s: one product
             k_hi=ar.grow(self.scale),
         )

@@ -44,6 +44,7 @@ from smoothdp.exact._core import (
     float_bounds,
     round_ball,
 )
+from smoothdp.exact.arithmetic import LONG_DOUBLE
 
 __all__ = ["CHUNK", "LAST_STATS", "Stats", "run"]
 
@@ -107,6 +108,22 @@ class _Words:
             highs.append(u_lo + _ULP52)
         return neg, lows, highs
 
+    def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
+        """Signs and exact long-double boxes [k/2^m, (k+1)/2^m] of the candidates ``idx`` (first words)."""
+        neg = None
+        lows, highs = [], []
+        for j in range(self.n_uniforms):
+            w = self.words[j * self.n + idx]
+            if j == 0 and self.signed:
+                neg = np.greater_equal(w, _SIGN_BIT)
+                k, m = w & np.uint64((1 << 63) - 1), 63
+            else:
+                k, m = w, _WORD
+            lo, hi = _long_double_box(k, m)
+            lows.append(lo)
+            highs.append(hi)
+        return neg, lows, highs
+
     def uniforms(self, i: int) -> tuple[bool, list[Uniform]]:
         """Candidate i's sign and uniforms (first words, exact integers)."""
         out = []
@@ -133,6 +150,18 @@ class _Accepted:
         neg = self.cand.neg[a:b] if self.signed else None
         return neg, [lo for lo, _ in bounds], [hi for _, hi in bounds]
 
+    def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
+        lows, highs = [], []
+        for k, m in zip(self.cand.ks, self.cand.ms, strict=True):
+            lo, hi = _long_double_box(k[idx], m)
+            lows.append(lo)
+            highs.append(hi)
+        return (self.cand.neg[idx] if self.signed else None), lows, highs
+
+    def refined(self, idx: NDArray[np.intp]) -> NDArray[np.bool_]:
+        """Which of the candidates ``idx`` had a uniform refined while their acceptance was decided."""
+        return np.isin(idx, np.fromiter(self.cand.refined, dtype=np.intp, count=len(self.cand.refined)))
+
     def uniforms(self, i: int) -> tuple[bool, list[Uniform]]:
         us = self.cand.refined.get(i) or [
             Uniform(int(k[i]), m) for k, m in zip(self.cand.ks, self.cand.ms, strict=True)
@@ -157,6 +186,8 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
     undecided = np.zeros(n, dtype=np.bool_)
     _fast_pass(law, source, affine, rounder, n, out, undecided)
     slow = np.flatnonzero(undecided)
+    if slow.size and LONG_DOUBLE is not None and law.long_double and isinstance(rounder, GridRounder):
+        slow = slow[~_long_double_pass(law, source, affine, rounder, slow, out)]
     for i in slow:  # in index order: each draws its refinements from the stream in turn
         neg, us = source.uniforms(int(i))
         out[i] = _decide_slow(law, affine, int(i), neg, us, rounder, rng)
@@ -312,6 +343,64 @@ def _grid_rounding(rounder: Rounder) -> Callable[[F64, F64, F64], NDArray[np.boo
 
 
 _EXPONENT_BITS = np.uint64(0x7FF0000000000000)
+
+
+def _long_double_box(k: U64, m: int) -> tuple[Any, Any]:
+    """[k/2^m, (k+1)/2^m] in long double, exactly (k < 2^64 and k + 1 ≤ 2^64 fit its 64-bit significand)."""
+    low = k.astype(np.longdouble)
+    return np.ldexp(low, -m), np.ldexp(low + 1, -m)
+
+
+def _long_double_pass(
+    law: ExactLaw,
+    source: _Words | _Accepted,
+    affine: Affine,
+    rounder: GridRounder,
+    idx: NDArray[np.intp],
+    out: F64,
+) -> NDArray[np.bool_]:
+    """Decide the elements ``idx`` from their whole first words in long double; return which it decided.
+
+    The same enclosures as the binary64 pass (:class:`_Ends`, the law's ``fast``) in the x87 format:
+    one rounding is within 2⁻⁶⁴, an elementary function within 2⁻⁵⁸, and the uniforms' boxes are their
+    first 63 or 64 bits exactly, so an enclosure is about 2⁻⁵⁶ wide where binary64's is about 2⁻⁴⁵. An
+    element is decided when both ends round to the same grid point, which is then R(y) exactly (and a
+    float: grid points have at most 52 significant bits; beyond 2¹⁰²⁴ it is ±inf, as the grid says).
+    """
+    decided = np.ones(idx.size, dtype=np.bool_)
+    if isinstance(source, _Accepted):
+        decided &= ~source.refined(idx)  # candidates with refined uniforms go to arb as they are
+    with np.errstate(all="ignore"):
+        neg, lows, highs = source.long_double_boxes(idx)
+        unit = np.longdouble(2.0**-63)  # twice the rounding unit 2⁻⁶⁴
+        results = []
+        for j, (z_lo, z_hi) in enumerate(law.fast(lows, highs)):
+            if neg is not None:
+                z_lo, z_hi = np.where(neg, -z_hi, z_lo), np.where(neg, -z_lo, z_hi)
+            c_lo = affine.c_lo[idx, j].astype(np.longdouble)
+            c_hi = affine.c_hi[idx, j].astype(np.longdouble)
+            s_lo = affine.s_lo[idx, j].astype(np.longdouble)
+            s_hi = affine.s_hi[idx, j].astype(np.longdouble)
+            ends = []
+            for c, z, near, far, sign in ((c_lo, z_lo, s_lo, s_hi, -1), (c_hi, z_hi, s_hi, s_lo, 1)):
+                y = np.where(z >= 0, near, far) * z  # S·z at its lower (upper) end over S
+                y += sign * (np.abs(y) * unit)
+                y += c
+                y += sign * (np.abs(y) * unit)
+                y = np.where(s_hi == 0, c, y)  # S = 0: exactly c (0·inf)
+                ends.append(_grid_round_long(y, rounder))
+            decided &= ends[0] == ends[1]  # nan: undecided
+            results.append(ends[0])
+    for j, r in enumerate(results):
+        out[idx[decided], j] = r[decided].astype(np.float64)
+    return decided
+
+
+def _grid_round_long(y: Any, rounder: GridRounder) -> Any:
+    """R(y) for long-double y: the grid spacing 2^(max(e−1, E) − p), ties to even (``np.rint``)."""
+    _, e = np.frexp(y)
+    shift = np.maximum(e - 1, rounder.exponent) - rounder.precision
+    return np.ldexp(np.rint(np.ldexp(y, -shift)), shift)
 
 
 def _decide_slow(

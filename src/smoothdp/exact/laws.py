@@ -58,11 +58,15 @@ SHAPE_MAX = 2.0**100
 
 
 @lru_cache(maxsize=512)
-def arb_constant(f: Callable[[], arb]) -> tuple[Fraction, Fraction]:
-    """Exact rational bounds of a real constant computed in arb at 256 bits (cached per function)."""
-    with flint.ctx.workprec(_CONST_PREC):
-        x = f()
-    return end_fraction(x.lower()), end_fraction(x.upper())
+def arb_constant(f: Callable[..., arb], *args: float) -> tuple[Fraction, Fraction]:
+    """Exact rational bounds of the real constant f(*args) computed in arb at 256 bits (made once)."""
+    with flint.ctx.workprec(_CONST_PREC):  # lower() and upper() round to the working precision too
+        x = f(*args)
+        return end_fraction(x.lower()), end_fraction(x.upper())
+
+
+#: Widening constants per (law, parameters, format), made once per process.
+_CONSTANTS: dict[tuple[Any, ...], SimpleNamespace] = {}
 
 
 def _in(ar: Arithmetic, bounds: tuple[Fraction, Fraction]) -> tuple[Any, Any]:
@@ -85,13 +89,13 @@ class LawBase:
         self.scale = float(scale)
         #: Whether the fast path's products stay normal floats (else: no fast enclosure at all).
         self.in_range = SCALE_RANGE[0] <= self.scale <= SCALE_RANGE[1]
-        self._constants: dict[str, SimpleNamespace] = {}
 
     def constants(self, ar: Arithmetic) -> SimpleNamespace:
-        """The widening constants of ``fast`` in the format of ``ar`` (made on first use)."""
-        k = self._constants.get(ar.name)
+        """The widening constants of ``fast`` in the format of ``ar`` (made once per parameters)."""
+        key = (type(self), ar.name, *sorted(vars(self).items()))
+        k = _CONSTANTS.get(key)
         if k is None:
-            k = self._constants[ar.name] = self._make_constants(ar)
+            k = _CONSTANTS[key] = self._make_constants(ar)
         return k
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
@@ -176,15 +180,24 @@ def _polyplace_arb(alpha: float, which: int) -> arb:
 @lru_cache(maxsize=64)
 def _polyplace_constants(alpha: float) -> tuple[tuple[Fraction, Fraction], ...]:
     """Exact bounds of A, c, q_b and 1/c of PolyPlace(α), computed once per α in arb."""
-    return tuple(
-        arb_constant(f)
-        for f in (
-            lambda: _polyplace_arb(alpha, 0),
-            lambda: _polyplace_arb(alpha, 1),
-            lambda: _polyplace_arb(alpha, 2),
-            lambda: 1 / _polyplace_arb(alpha, 1),
-        )
-    )
+    parts = (_polyplace_a, _polyplace_c, _polyplace_qb, _polyplace_inv_c)
+    return tuple(arb_constant(f, alpha) for f in parts)
+
+
+def _polyplace_a(alpha: float) -> arb:
+    return _polyplace_arb(alpha, 0)
+
+
+def _polyplace_c(alpha: float) -> arb:
+    return _polyplace_arb(alpha, 1)
+
+
+def _polyplace_qb(alpha: float) -> arb:
+    return _polyplace_arb(alpha, 2)
+
+
+def _polyplace_inv_c(alpha: float) -> arb:
+    return 1 / _polyplace_arb(alpha, 1)
 
 
 @lru_cache(maxsize=256)
@@ -207,7 +220,8 @@ class PolyPlaceLaw(LawBase):
         self.in_range = self.in_range and self.alpha <= SHAPE_MAX
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
-        big_a, _, qb, inv_c = (_in(ar, b) for b in _polyplace_constants(self.alpha))
+        exact = _polyplace_constants(self.alpha)
+        big_a, qb, inv_c = _in(ar, exact[0]), _in(ar, exact[2]), exact[3]
         s, inv_a, e, r = self.scale, 1 / Fraction(self.alpha), ar.elem, ar.unit
         return SimpleNamespace(
             A=big_a,
@@ -290,6 +304,10 @@ class PolyPlaceLaw(LawBase):
         return [self._b(u)]
 
 
+def _two_over(df: float) -> arb:
+    return 2 / flint.arb(df)
+
+
 def _quarter_pi() -> arb:
     return flint.arb.pi() / 4
 
@@ -324,8 +342,8 @@ class StudentTLaw(LawBase):
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         df = self.df
-        two_over = _in(ar, arb_constant(lambda: 2 / flint.arb(df)))
-        quarter_pi = _in(ar, arb_constant(_quarter_pi))
+        two_over = arb_constant(_two_over, df)
+        quarter_pi = arb_constant(_quarter_pi)
         e, r, sin_err = ar.elem, ar.unit, 2 * ar.elem + 4 * ar.unit
         return SimpleNamespace(
             # g = −(2/ν)·ln W ≥ 0 (one call, one product); ν·expm1(g) (one call, one product).
@@ -340,7 +358,7 @@ class StudentTLaw(LawBase):
             sin_up=ar.grow(1, sin_err),
             # θ − θ₁ ≤ (π/2)(w_hi − w_lo) + (πw_lo/2 − θ₁) ≤ (π/2)·2·box.
             width=ar.grow(Fraction(ar.box) * 4),
-            up=1 + 2 * r,
+            up=ar.up(2 * r),
         )
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
@@ -395,7 +413,7 @@ class PlanarLaplaceLaw(LawBase):
     dimension = 2
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
-        eighth_pi = _in(ar, arb_constant(_eighth_pi))
+        eighth_pi = arb_constant(_eighth_pi)
         trig_err = 2 * ar.elem
         return SimpleNamespace(
             # r = b·(−ln U₁ − ln U₂): two logs of one sign (within E together), one sum, one product.
@@ -405,8 +423,8 @@ class PlanarLaplaceLaw(LawBase):
             trig_lo=ar.shrink(1, trig_err),
             trig_hi=ar.grow(1, trig_err),
             width=ar.grow(Fraction(ar.box) * 8),
-            dn=1 - 2 * ar.unit,
-            up=1 + 2 * ar.unit,
+            dn=ar.down(2 * ar.unit),
+            up=ar.up(2 * ar.unit),
         )
 
     def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
