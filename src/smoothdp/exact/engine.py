@@ -64,9 +64,11 @@ _WORD = 64
 
 @dataclass
 class Stats:
-    """Counts of the last run (for benchmarks): elements, and those the slow path decided."""
+    """Counts of the last run (for benchmarks): elements, those binary64 left undecided, and those the
+    arb slow path decided (the rest of the undecided ones were decided in long double)."""
 
     elements: int = 0
+    binary64_undecided: int = 0
     slow: int = 0
 
 
@@ -186,7 +188,9 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
     undecided = np.zeros(n, dtype=np.bool_)
     _fast_pass(law, source, affine, rounder, n, out, undecided)
     slow = np.flatnonzero(undecided)
-    if slow.size and LONG_DOUBLE is not None and law.long_double and isinstance(rounder, GridRounder):
+    LAST_STATS.binary64_undecided = int(slow.size)
+    long_double = LONG_DOUBLE is not None and getattr(law, "long_double", False)
+    if slow.size and long_double and isinstance(rounder, GridRounder):
         slow = slow[~_long_double_pass(law, source, affine, rounder, slow, out)]
     for i in slow:  # in index order: each draws its refinements from the stream in turn
         neg, us = source.uniforms(int(i))
