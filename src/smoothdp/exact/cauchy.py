@@ -271,12 +271,27 @@ class GeneralizedCauchyLaw(LawBase):
         )
 
     def _x_chunk(self, u_lo: F64, u_hi: F64, k: SimpleNamespace | None = None) -> tuple[F64, F64]:
-        """Enclosure of x(U) over the boxes (nan where a box straddles w₀), in the boxes' format."""
+        """Enclosure of x(U) over the boxes (nan where a box straddles w₀), in the boxes' format; each box
+        is evaluated on its own branch only."""
         k = k if k is not None else self.constants(arithmetic_of(u_lo))
+        x_lo = np.full(u_lo.shape, np.nan, dtype=u_lo.dtype)
+        x_hi = x_lo.copy()
+        core = np.flatnonzero(u_hi <= k.w0[0])
+        if core.size:  # x = U·(1/w₀) ≤ 1
+            c_lo = u_lo[core] * k.pw[0]
+            c_lo *= k.dn_b
+            c_hi = u_hi[core] * k.pw[1]
+            c_hi *= k.up_b
+            x_lo[core] = c_lo
+            x_hi[core] = np.minimum(c_hi, 1.0, out=c_hi)
+        tail = np.flatnonzero(u_lo >= k.w0[1])
+        if tail.size:
+            x_lo[tail], x_hi[tail] = self._tail(u_lo[tail], u_hi[tail], k)
+        return x_lo, x_hi
+
+    def _tail(self, u_lo: F64, u_hi: F64, k: SimpleNamespace) -> tuple[F64, F64]:
+        """x = s^{−1/(γ−1)}, decreasing in s = γ(1 − U) ∈ (0, 1], so increasing in U (1 − U exact)."""
         g = self.gamma
-        core = u_hi <= k.w0[0]
-        tail = u_lo >= k.w0[1]
-        # Tail: x = s^{−1/(γ−1)}, decreasing in s = γ(1 − U) ∈ (0, 1], so increasing in U (1 − U exact).
         s_lo = g * (1.0 - u_hi)
         s_lo *= k.dn_b
         s_hi = g * (1.0 - u_lo)
@@ -289,13 +304,6 @@ class GeneralizedCauchyLaw(LawBase):
         # An exp that overflows gives x_lo = inf, no lower bound of a real x: cap it at the largest float
         # (the engine's widening would also turn it into nan), so c + S·x stays undecided, not inf.
         np.clip(x_lo, 1.0, _MAX_FLOAT, out=x_lo)
-        # Core: x = U·(1/w₀).
-        c_lo = u_lo * k.pw[0]
-        c_lo *= k.dn_b
-        c_hi = u_hi * k.pw[1]
-        c_hi *= k.up_b
-        x_lo = np.where(core, c_lo, np.where(tail, x_lo, np.nan))
-        x_hi = np.where(core, np.minimum(c_hi, 1.0), np.where(tail, x_hi, np.nan))
         return x_lo, x_hi
 
     def _tail_power(self, s_lo: F64, s_hi: F64, k: SimpleNamespace) -> tuple[F64, F64]:
