@@ -73,18 +73,18 @@ def smoothgp_row(path: str, x: np.ndarray, rounds: int) -> list[str]:
 
     ours = _soft("student_t", "exact")
     calls = {
-        "reference (numpy t)": partial(
+        "SmoothGP reference, numpy's t": partial(
             thres_smooth_vec, x, EPSILON, THRESHOLD, WIDTH, 1, smooth_mech_vec=smooth_mechanism_tvec
         ),
-        "reference (secure)": partial(
+        "SmoothGP reference, secure (SystemRandom, t.ppf)": partial(
             thres_smooth_vec, x, EPSILON, THRESHOLD, WIDTH, 1, smooth_mech_vec=smooth_mechanism_tvec_secure
         ),
-        "smoothdp hardened (secure)": partial(ours.privatize, x),
+        "smoothdp hardened, secure": partial(ours.privatize, x),
     }
     best = interleaved(calls, rounds)
-    base = best["smoothdp hardened (secure)"].cpu
+    base = best["smoothdp hardened, secure"].cpu
     return [
-        f"| SmoothGP {name}, T(3) | {x.size:,} | {x.size / b.cpu / 1e6:.3g} M/s | "
+        f"| {name}, T(3) | {x.size:,} | {x.size / b.cpu / 1e6:.3g} M/s | "
         f"{b.cpu / base:.1f}× smoothdp | {b.load} |"
         for name, b in best.items()
     ]
