@@ -1,18 +1,21 @@
 """The engine of the exact release path: one fused pass over cache-sized chunks, then the arb slow path.
 
-:func:`run` returns R(c + S·Z) for n i.i.d. draws Z of an exact law (docs/theory/floating-point.md#the-
-exact-release-path). The **fused fast pass** (docs/theory/floating-point.md#the-fused-kernel) walks the
-draws in chunks of :data:`CHUNK` elements, so that every temporary stays in the processor's cache: for each
-chunk, the uniforms' first words become exact float boxes, the law encloses |Z| on the branch of its map
-each box falls in (:mod:`smoothdp.exact.laws`), and the sign, the affine step c + S·Z (outward-rounded)
-and the grid rounding of both ends follow on the same arrays. An element is decided where both ends round
-to the same grid point; the others go to the **slow path**, python-flint ``arb`` ball arithmetic at 128
-bits more than the bits drawn, with 64 more bits of each uniform per round until decided.
+:func:`run` returns R(c + S·Z) for n i.i.d. draws Z of an exact law
+(docs/theory/floating-point.md#the-exact-release-path). The **fused fast pass**
+(docs/theory/floating-point.md#the-fused-kernel) walks the draws in chunks of :data:`CHUNK` elements, so
+that every temporary stays in the processor's cache: for each chunk, the uniforms' first words become
+exact float boxes, the law encloses |Z| on the branch of its map each box falls in
+(:mod:`smoothdp.exact.laws`), and the sign, the affine step c + S·Z (outward-rounded) and the grid
+rounding of both ends follow on the same arrays. An element is decided where both ends round to the same
+grid point. The few others are evaluated again in long double where it is the x87 format
+(:mod:`smoothdp.exact.arithmetic`), and what remains goes to the **slow path**, python-flint ``arb`` ball
+arithmetic at 128 bits more than the bits drawn, with 64 more bits of each uniform per round until
+decided.
 
-Which elements the fast pass decides changes nothing that is released: a decided element is R(y) for
+Which elements the float passes decide changes nothing that is released: a decided element is R(y) for
 every completion of its bits, and the slow path draws more bits for an element only when the arb
 enclosure over its first 64-bit words straddles a rounding boundary, a property of the element's bits, not
-of the fast pass. The words are drawn in the same order as ever (one block for the first words, then each
+of the float passes. The words are drawn in the same order as ever (one block for the first words, then each
 undecided element's refinements in index order), so a given stream gives the same floats
 (tests/exact/test_frozen_releases.py).
 """
