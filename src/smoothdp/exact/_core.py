@@ -12,14 +12,17 @@ of the ideal draw.
 
 Two evaluators produce the enclosures:
 
-* the **fast path**: numpy/scipy in binary64 on the first 64-bit word of each uniform, every operation
-  followed by an outward widening by a documented relative error bound (:data:`ELEM_ERR` for the
-  elementary functions, :data:`BASIC_ERR` for + − × ÷, which IEEE 754 rounds correctly);
+* the **fast path**: numpy/scipy in binary64 on the first 64-bit word of each uniform (and again in
+  long double for the few elements binary64 leaves undecided, :mod:`smoothdp.exact.arithmetic`), every
+  operation followed by, or folded into, an outward widening by a documented relative error bound
+  (:data:`ELEM_ERR` for the elementary functions, :data:`BASIC_ERR` for + − × ÷, which IEEE 754 rounds
+  correctly);
 * the **slow path**: python-flint ``arb`` ball arithmetic (rigorous) on exact dyadic balls, used only for
   the elements the fast path leaves undecided, with more bits and precision until decided.
 
-Nothing here caps the work: an element is refined until decided (with probability 1 it is, since the
-ideal y hits a rounding boundary with probability 0).
+This module holds the pieces (uniforms, rounders, the law protocol, candidates); the loop over the
+elements is :func:`smoothdp.exact.engine.run`. Nothing caps the work: an element is refined until decided
+(with probability 1 it is, since the ideal y hits a rounding boundary with probability 0).
 """
 
 from __future__ import annotations

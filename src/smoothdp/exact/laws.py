@@ -65,8 +65,9 @@ def arb_constant(f: Callable[..., arb], *args: float) -> tuple[Fraction, Fractio
         return end_fraction(x.lower()), end_fraction(x.upper())
 
 
-#: Widening constants per (law, parameters, format), made once per process.
+#: Widening constants per (law, parameters, format), made once per process (at most this many kept).
 _CONSTANTS: dict[tuple[Any, ...], SimpleNamespace] = {}
+_CONSTANTS_KEPT = 1024
 
 
 def _in(ar: Arithmetic, bounds: tuple[Fraction, Fraction]) -> tuple[Any, Any]:
@@ -95,6 +96,8 @@ class LawBase:
         key = (type(self), ar.name, *sorted(vars(self).items()))
         k = _CONSTANTS.get(key)
         if k is None:
+            if len(_CONSTANTS) >= _CONSTANTS_KEPT:  # a sweep over many scales: start afresh
+                _CONSTANTS.clear()
             k = _CONSTANTS[key] = self._make_constants(ar)
         return k
 
