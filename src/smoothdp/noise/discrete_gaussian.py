@@ -2,14 +2,15 @@
 
 σ² is an exact rational (a :class:`fractions.Fraction`; a float is converted exactly). The sampler is
 Canonne, Kamath & Steinke, *The discrete Gaussian for differential privacy*, NeurIPS 2020, Algorithm 3:
-a discrete Laplace proposal Y with rate 1/t, t = ⌊σ⌋ + 1 (:func:`smoothdp.noise.exact_integer.discrete_laplace`,
-integer arithmetic), accepted with probability e^{−γ(Y)}, γ(y) = (|y| − σ²/t)²/(2σ²). Since
-−y²/(2σ²) = −γ(y) − |y|/t + σ²/(2t²), the accepted Y has exactly the discrete Gaussian law
+a discrete Laplace proposal Y with rate 1/t, t = ⌊σ⌋ + 1
+(:func:`smoothdp.noise.exact_integer.discrete_laplace`, integer arithmetic), accepted with probability
+e^{−γ(Y)}, γ(y) = (|y| − σ²/t)²/(2σ²). Since −y²/(2σ²) = −γ(y) − |y|/t + σ²/(2t²), the accepted Y has
+exactly the discrete Gaussian law
 (docs/theory/counting-queries.md#exact-integer-samplers).
 
 The acceptance Bernoulli(e^{−γ}) is CKS20 Algorithm 1 run on γ/c, c = ⌈γ⌉ (e^{−γ} = (e^{−γ/c})^c). Its
 comparisons "uniform U < θ" are decided from **certified float enclosures** of θ (every + − × ÷ is
-correctly rounded by IEEE 754, and each result is widened by one ulp outward with ``nextafter``), so no
+correctly rounded by IEEE 754, and each result is widened outward by more than its rounding), so no
 ``exp``/``log`` is evaluated; a comparison the enclosure cannot decide (probability about 2⁻⁵⁰) is decided
 exactly in rationals, drawing more bits of U until it is. The law is therefore exactly N_ℤ(0, σ²).
 """
@@ -81,7 +82,7 @@ def _up(x: F64) -> F64:
 
 
 def _gamma_enclosure(y: I64, sigma2: Fraction, t: int) -> tuple[F64, F64]:
-    """Floats γ⁻ ≤ γ(y) ≤ γ⁺ for γ(y) = (|y| − σ²/t)²/(2σ²); each correctly rounded step widened by one ulp."""
+    """Floats γ⁻ ≤ γ(y) ≤ γ⁺ for γ(y) = (|y| − σ²/t)²/(2σ²); each correctly rounded step widened outward."""
     a = np.abs(y).astype(np.float64)  # exact: |y| < 2⁵³ (checked by the caller)
     mu_lo, mu_hi = _bounds(sigma2 / t)
     v_lo, v_hi = _bounds(2 * sigma2)

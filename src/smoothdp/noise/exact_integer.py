@@ -2,9 +2,9 @@
 
 Every outcome is decided by comparing **uniform integers** (numpy's ``Generator.integers``, which is
 exactly uniform on its range) with integers: no floating-point ``exp`` or ``log`` takes part, so the
-laws below hold exactly for the rational parameters given (docs/theory/counting-queries.md#exact-integer-samplers;
-Canonne, Kamath & Steinke, *The discrete Gaussian for differential privacy*, NeurIPS 2020, Algorithms 1
-and 2, rearranged to run vectorized):
+laws below hold exactly for the rational parameters given
+(docs/theory/counting-queries.md#exact-integer-samplers; Canonne, Kamath & Steinke, *The discrete
+Gaussian for differential privacy*, NeurIPS 2020, Algorithms 1 and 2, rearranged to run vectorized):
 
 * :func:`bernoulli_exp_neg`: Bernoulli(e^{−γ}) for γ = num/den ∈ [0, 1], by the alternating series
   e^{−γ} = P(K odd), P(K ≥ k) = γ^{k−1}/(k−1)! (each step a Bernoulli(γ)·Bernoulli(1/k));
@@ -141,7 +141,8 @@ def geometric(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random
     λ ≥ 1: G counts the successes of Bernoulli(e^{−λ}) before the first failure. λ < 1: G = U + T·V with
     T = ⌈1/λ⌉ ≥ 2, U on {0, …, T−1} with P(U = u) ∝ e^{−λu} (a uniform u accepted with probability
     e^{−λu}, λu < 1) and V counting the successes of Bernoulli(e^{−λT}); every g ≥ 0 is u + Tv in
-    exactly one way, and P(U = u, V = v) ∝ e^{−λ(u + Tv)} (docs/theory/counting-queries.md#exact-integer-samplers).
+    exactly one way, and P(U = u, V = v) ∝ e^{−λ(u + Tv)}
+    (docs/theory/counting-queries.md#exact-integer-samplers).
     """
     lam = check_rate(rate)
     shape, n = _flat_size(size)
