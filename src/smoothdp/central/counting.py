@@ -45,8 +45,9 @@ from smoothdp.central.counting_noise import IntegerNoise, calibrate_integer_nois
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import check_neighbours
 from smoothdp.release import NotPrivate, Release
-from smoothdp.rng import SeedLike
+from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.scale.engine import is_dask_collection
+from smoothdp.validation import check_int
 
 __all__ = ["NoisyCount", "NoisyHistogram", "NoisySum", "count", "histogram", "sum"]
 
@@ -87,6 +88,18 @@ class _CountingMechanism(Mechanism):
     def _noise_details(self) -> dict[str, Any]:
         return {"noise": self.noise.family}
 
+    def sample(self, x: Any, size: int, *, rng: SeedLike = None) -> NDArray[Any]:
+        """``size`` independent releases on x (for simulations and audits; no accountant), vectorized:
+        one exact query value, ``size`` noise draws."""
+        n = check_int("size", size, minimum=1)
+        exact = np.asarray(self._prepare(x))
+        noisy = exact.astype(object) + self.noise.sample((n, *exact.shape), resolve_rng(rng)).astype(object)
+        return self._output(noisy)
+
+    def _output(self, noisy: NDArray[Any]) -> NDArray[Any]:
+        """Integer noisy values → released values (post-processing; counts: int64)."""
+        return noisy.astype(np.int64)
+
     def _not_private(self, unit: float = 1.0) -> NotPrivate:
         # Data-independent here; reported where every mechanism reports its noise (one place to read it).
         return NotPrivate(noise_scale=self.noise.scale * unit, noise_std=self.noise.std() * unit)
@@ -122,7 +135,7 @@ class NoisyCount(_CountingMechanism):
     """
 
     name = "noisy count (exact integer noise)"
-    proof = f"{PAGE}#the-noisy-count"
+    proof = "docs/theory/counting-queries.md#the-noisy-count"
 
     def __init__(
         self,
@@ -168,7 +181,7 @@ class NoisySum(_CountingMechanism):
     """
 
     name = "noisy clipped sum (exact integer noise on a public lattice)"
-    proof = f"{PAGE}#the-noisy-sum"
+    proof = "docs/theory/counting-queries.md#the-noisy-sum"
 
     def __init__(
         self,
@@ -194,6 +207,10 @@ class NoisySum(_CountingMechanism):
         """f, the exact lattice sum (no randomness, no budget)."""
         return int(grouped_sums(data, None, 1, self.quantizer)[0])
 
+    def _output(self, noisy: NDArray[Any]) -> NDArray[Any]:
+        out: NDArray[Any] = self.quantizer.to_float(noisy)
+        return out
+
     def _release(self, prepared: int, rng: np.random.Generator) -> Release:
         q = self.quantizer
         value = q.to_float(prepared + int(self.noise.sample(None, rng)))
@@ -215,7 +232,7 @@ class NoisyHistogram(_CountingMechanism):
     """
 
     name = "noisy histogram (exact integer noise)"
-    proof = f"{PAGE}#the-noisy-histogram"
+    proof = "docs/theory/counting-queries.md#the-noisy-histogram"
 
     def __init__(
         self,

@@ -29,6 +29,7 @@ from smoothdp.noise.exact_integer import discrete_laplace
 __all__ = [
     "MAX_SIGMA2",
     "MIN_SIGMA2",
+    "acceptance_exponent_bounds",
     "check_sigma2",
     "discrete_gaussian",
     "discrete_gaussian_logpmf",
@@ -81,7 +82,7 @@ def _up(x: F64) -> F64:
     return out
 
 
-def _gamma_enclosure(y: I64, sigma2: Fraction, t: int) -> tuple[F64, F64]:
+def acceptance_exponent_bounds(y: I64, sigma2: Fraction, t: int) -> tuple[F64, F64]:
     """Floats γ⁻ ≤ γ(y) ≤ γ⁺ for γ(y) = (|y| − σ²/t)²/(2σ²); each correctly rounded step widened outward."""
     a = np.abs(y).astype(np.float64)  # exact: |y| < 2⁵³ (checked by the caller)
     mu_lo, mu_hi = _bounds(sigma2 / t)
@@ -138,7 +139,7 @@ def _alternating(
 
 def _accept(y: I64, sigma2: Fraction, t: int, rng: np.random.Generator) -> NDArray[np.bool_]:
     """Bernoulli(e^{−γ(y_i)}) for each proposal, exactly."""
-    g_lo, g_hi = _gamma_enclosure(y, sigma2, t)
+    g_lo, g_hi = acceptance_exponent_bounds(y, sigma2, t)
     if np.any(g_hi >= 2.0**52):  # needs |y| ≥ 2^21 from a proposal of scale t ≤ σ + 1, σ² ≥ 2^-30: never
         raise OverflowError("discrete Gaussian acceptance exponent beyond 2^52")
     reps = np.maximum(np.ceil(g_hi), 1.0)  # c ≥ γ: θ = γ/c ≤ 1; c is an exact float (integer < 2⁵³)

@@ -163,7 +163,7 @@ def _truncated_geometric(p: int, q: int, block: int, n: int, rng: np.random.Gene
     filled = 0
     while filled < n:
         missing = n - filled
-        m = int(missing / 0.6 + 4.0 * math.sqrt(missing) + 16)  # acceptance ≥ (1 − e^{−1})/(1 + λ) > 0.31
+        m = int(missing / 0.6 + 4.0 * math.sqrt(missing) + 16)  # acceptance > 0.43 (sizes the chunk only)
         u = rng.integers(0, block, size=m, dtype=np.int64)
         kept = u[bernoulli_exp_neg(p * u, q, m, rng)][:missing]
         out[filled : filled + kept.size] = kept
