@@ -146,7 +146,7 @@ def test_large_rates_and_huge_integer_parts():
 
 
 def test_no_floating_point_function_decides_an_outcome(monkeypatch):
-    """No numpy exp or log is called: poisoning them changes nothing (the outcomes are integer comparisons)."""
+    """No numpy exp or log is called: poisoning them changes nothing (outcomes are integer comparisons)."""
     expected = discrete_laplace(Fraction(1, 7), 5000, default_rng(10))
 
     def poisoned(*args, **kwargs):
