@@ -57,6 +57,16 @@ def test_count_of_frames():
     assert smoothdp.count(frame["b"], epsilon=40.0, rng=3).value == 3
 
 
+def test_count_of_dask_collections():
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    pd = pytest.importorskip("pandas")
+    frame = dd.from_pandas(pd.DataFrame({"a": np.arange(100.0)}), npartitions=4)
+    assert smoothdp.count(frame, epsilon=40.0, rng=3).value == 100
+    column = da.from_array(np.arange(50.0), chunks=10)
+    assert smoothdp.count(column[column > 10], epsilon=40.0, rng=3).value == 39  # unknown chunk sizes
+
+
 def test_empty_inputs_release_noise_around_zero():
     values = [smoothdp.count([], epsilon=1.0, rng=k).value for k in range(200)]
     assert abs(np.mean(values)) < 0.5 and len(set(values)) > 3

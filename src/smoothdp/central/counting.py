@@ -25,6 +25,7 @@ makes a release fail.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -111,9 +112,11 @@ def _number_of_records(x: Any) -> int:
         raise TypeError(
             "x must be a collection of records (an array, list, Series or DataFrame); got a string"
         )
-    if is_dask_collection(x):
-        length = x.shape[0]
-        return int(length.compute() if hasattr(length, "compute") else length)
+    if is_dask_collection(x):  # rows of a dask frame or series (one pass), or of a dask array
+        if hasattr(x, "columns") or not hasattr(x, "compute_chunk_sizes"):
+            return int(len(x))
+        rows = x.shape[0]
+        return int(x.compute_chunk_sizes().shape[0] if math.isnan(rows) else rows)
     shape = getattr(x, "shape", None)
     if shape is not None and not callable(shape):
         if len(shape) == 0:
