@@ -217,7 +217,18 @@ def test_histogram_categories_on_pandas_and_polars_strings():
     assert category_codes(pd.Series(["x", None, "y", "z"]), keys).tolist() == [0, -1, 1, -1]
     assert category_codes(pd.Series(["x", None, "y"], dtype="string"), keys).tolist() == [0, -1, 1]
     assert category_codes(pl.Series(["y", None, "x"]), keys).tolist() == [1, -1, 0]
-    assert category_codes(np.array([1.0, 2.0]), keys).tolist() == [-1, -1]  # numbers never match strings
+    with pytest.raises(TypeError, match="kinds"):  # a numeric column cannot hold string categories
+        category_codes(np.array([1.0, 2.0]), keys)
+    with pytest.raises(TypeError, match="kinds"):
+        category_codes(np.array(["1", "2"]), check_categories([1, 2])[1])
+    # an object column mixing kinds: the records of another kind match nothing (dropped), never an error
+    mixed = np.array([1, "1", None, 2.0, True, pd.NA, np.int64(2)], dtype=object)
+    assert category_codes(mixed, check_categories([2, 1])[1]).tolist() == [1, -1, -1, 0, 1, -1, 0]
+    assert category_codes(pd.Series([1, None, 2], dtype="Int64"), check_categories([2])[1]).tolist() == [
+        -1,
+        -1,
+        0,
+    ]
 
 
 def test_histogram_bins_clip_and_impute_the_midpoint():

@@ -17,6 +17,7 @@ docs/theory/counting-queries.md (#the-noisy-histogram, #the-noisy-sum).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -74,37 +75,70 @@ def check_categories(categories: Any) -> tuple[list[Any], NDArray[Any]]:
     return values, keys
 
 
-def _as_labels(x: Any) -> tuple[NDArray[np.str_], NDArray[np.bool_]]:
-    """Records as strings, with a mask of those that are strings (the others match no string category)."""
+def _records(x: Any) -> NDArray[Any]:
+    """The records of x as a one-dimensional numpy array (Series and one-column frames unwrapped)."""
+    if hasattr(x, "columns") and hasattr(x, "to_numpy"):
+        columns = list(x.columns)
+        if len(columns) != 1:
+            raise ValueError(f"x must be a one-column DataFrame or a Series; got {len(columns)} columns")
+        x = x[columns[0]]
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as err:  # ragged nested lists
+        raise TypeError(f"x must be a one-dimensional collection of records; got {type(x).__name__}") from err
     if arr.ndim != 1:
         raise ValueError(f"x must be one-dimensional; got shape {arr.shape}")
+    return arr
+
+
+def _kind_mismatch(arr: NDArray[Any], wanted: str) -> TypeError:
+    return TypeError(f"x holds values of dtype {arr.dtype}; the categories are {wanted}: kinds must agree")
+
+
+def _as_labels(arr: NDArray[Any]) -> tuple[NDArray[np.str_], NDArray[np.bool_]]:
+    """Records as strings, with a mask of those that are strings (the others match no string category)."""
     if arr.dtype.kind == "U":
         return arr, np.ones(arr.size, dtype=np.bool_)
     if arr.dtype.kind != "O":
-        return np.zeros(arr.size, dtype="U1"), np.zeros(arr.size, dtype=np.bool_)
+        raise _kind_mismatch(arr, "strings")
     is_str = np.fromiter((isinstance(v, str) for v in arr), dtype=np.bool_, count=arr.size)
     return np.where(is_str, arr, "").astype(str), is_str
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, str)
+
+
+def _as_reals(arr: NDArray[Any]) -> NDArray[np.float64]:
+    """Records as floats, NaN for those that are not real numbers (they match no numeric category)."""
+    if arr.dtype.kind in "biuf":
+        out: NDArray[np.float64] = arr.astype(np.float64)
+        return out
+    if arr.dtype.kind != "O":
+        raise _kind_mismatch(arr, "numbers")
+    return np.fromiter((float(v) if _is_real(v) else math.nan for v in arr), dtype=np.float64, count=arr.size)
 
 
 def category_codes(x: Any, keys: NDArray[Any]) -> I64:
     """Each record's index in ``keys`` (the categories in output order), −1 where it matches none.
 
     A record matches a category when it equals it and is of the same kind (numbers: compared as floats, so
-    1 and 1.0 match; NaN matches nothing). Unmatched records are dropped by the histogram: a fixed per-record
-    rule, so neighbours stay neighbours (docs/theory/counting-queries.md#the-noisy-histogram).
+    1 and 1.0 match; NaN matches nothing); in an object column, a record of another kind (a string among
+    numbers, None, pandas NA) matches nothing. Unmatched records are dropped by the histogram: a fixed
+    per-record rule, so neighbours stay neighbours (docs/theory/counting-queries.md#the-noisy-histogram).
+    A column whose dtype cannot hold the categories' kind (numbers for string categories, strings or dates
+    for numeric ones) is a TypeError: the kind of a column is its schema, not a record's value.
     """
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
+    arr = _records(x)
     values: NDArray[Any]
     if keys.dtype.kind == "U":
-        values, valid = _as_labels(x)
+        values, valid = _as_labels(arr)
     else:
-        values = as_float_array(x)
-        if values.ndim != 1:
-            raise ValueError(f"x must be one-dimensional; got shape {values.shape}")
+        values = _as_reals(arr)
         valid = ~np.isnan(values)
     pos = np.clip(np.searchsorted(ordered, values), 0, ordered.size - 1)
     hit = valid & (ordered[pos] == values)
