@@ -171,6 +171,12 @@ def _truncated_geometric(p: int, q: int, block: int, n: int, rng: np.random.Gene
     return out
 
 
+def _run_lengths_chunk(missing: int, fail_rate: float) -> int:
+    """Trials per chunk: enough for ``missing`` failures with high probability (the law does not depend
+    on it; a short chunk only means another one)."""
+    return int(missing / fail_rate + 4.0 * math.sqrt(missing / fail_rate) + 16)
+
+
 def _run_lengths(step: Fraction, n: int, rng: np.random.Generator) -> I64:
     """n i.i.d. counts of successes before the first failure of Bernoulli(e^{−step}) trials: one stream
     of trials cut at its failures (the run lengths of an i.i.d. stream are i.i.d. geometric)."""
@@ -179,7 +185,7 @@ def _run_lengths(step: Fraction, n: int, rng: np.random.Generator) -> I64:
     fail_rate = 1.0 - math.exp(-float(step))  # only sizes the chunks; the law does not depend on it
     while filled < n:
         missing = n - filled
-        m = int(missing / fail_rate + 4.0 * math.sqrt(missing / fail_rate) + 16)
+        m = _run_lengths_chunk(missing, fail_rate)
         fails = np.flatnonzero(~bernoulli_exp_neg_rational(step, m, rng))
         if fails.size == 0:
             carried += m
