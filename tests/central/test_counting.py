@@ -269,6 +269,25 @@ def test_grouped_sums_are_exact_beyond_float_precision():
     assert f == 1_000_000 * 3 * 2**19
 
 
+def test_grouped_sums_blocks_and_flushes(monkeypatch):
+    """Blocks of 4 records flushed every 8 (instead of 2²⁰ and 2²⁵): the same exact sums."""
+    import smoothdp.central.counting_batch as cb
+
+    gen = np.random.default_rng(20)
+    x = gen.uniform(-3.0, 7.0, 103)
+    groups = gen.integers(0, 5, x.size)
+    quant = SumQuantizer.for_bounds((-2.0, 5.0))
+    whole = grouped_sums(x, groups, 5, quant)
+    monkeypatch.setattr(cb, "_SUM_BLOCK", 4)
+    monkeypatch.setattr(cb, "_SUM_FLUSH", 8)
+    assert grouped_sums(x, groups, 5, quant).tolist() == whole.tolist()
+    r = Fraction(2) ** quant.record_exponent
+    s = quant.quantum_exponent - quant.record_exponent
+    for g in range(5):
+        total = sum(round(Fraction(min(max(v, -2.0), 5.0)) / r) for v in x[groups == g])
+        assert whole[g] == math.floor(Fraction(total, 2**s) + Fraction(1, 2))
+
+
 def test_cell_counts_and_noise():
     counts = cell_counts([0, 2, 2, -1, 2], 4)
     assert counts.tolist() == [1, 0, 3, 0]

@@ -88,6 +88,8 @@ def bernoulli_exp_neg(num: I64 | int, den: int, n: int, rng: np.random.Generator
     so P(K odd) = Σ_m (−γ)^m/m! = e^{−γ}. Bernoulli(γ/k) is [W < num]·[J = 0] with W uniform on
     {0, …, den−1} and J uniform on {0, …, k−1}, independent: probability (num/den)·(1/k).
     """
+    if np.ndim(num) == 0:
+        num = int(num)  # one numerator for every draw (a numpy scalar too)
     certain = isinstance(num, int) and num == den  # γ = 1: Bernoulli(γ) always succeeds, draw nothing
     nums = num if isinstance(num, int) else np.asarray(num, dtype=np.int64)
     if certain:
