@@ -97,6 +97,11 @@ def _connect(url: str, shown: str) -> Any:
     return connection
 
 
+def _text(value: Any) -> Any:
+    """Text columns as ``str`` (a SQL_ASCII database hands them to psycopg as bytes)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
 class PostgresStore(ChainedStore):
     """A budget in a PostgreSQL database (see the module docstring)."""
 
@@ -128,7 +133,7 @@ class PostgresStore(ChainedStore):
                     f"no budget {name!r} at {shown}: create it first (smoothdp budget init URL --epsilon E, "
                     "or smoothdp.Accountant.create)"
                 )
-            store = cls(connection, name, shown, BudgetDefinition.from_text(row[0]), key)
+            store = cls(connection, name, shown, BudgetDefinition.from_text(_text(row[0])), key)
             store.read()
         except BaseException:
             connection.close()
@@ -206,8 +211,10 @@ class PostgresStore(ChainedStore):
             "ORDER BY seq",
             (self._name,),
         ).fetchall()
-        definition_text, check, count, digest = row
-        return LedgerState(definition_text, check, ChainHead(int(count), digest), [tuple(r) for r in rows])
+        definition_text, check, count, digest = (_text(v) for v in row)
+        return LedgerState(
+            definition_text, check, ChainHead(int(count), digest), [tuple(map(_text, r)) for r in rows]
+        )
 
     def append(self, charges: Sequence[Charge], head: ChainHead) -> None:
         for c in charges:

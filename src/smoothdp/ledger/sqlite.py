@@ -131,6 +131,8 @@ class SQLiteStore(ChainedStore):
         try:
             connection = _connect(real)
         except sqlite3.Error as error:
+            if "not a database" in str(error):
+                raise _not_a_ledger(real, "not a SQLite database") from None
             raise LedgerError(f"cannot open the ledger {real}: {error}") from None
         try:
             application = connection.execute("PRAGMA application_id").fetchone()[0]
