@@ -14,7 +14,6 @@ import os
 import pwd
 import shutil
 import subprocess
-import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -27,17 +26,6 @@ def ages_csv(tmp_path: Path) -> Path:
     path = tmp_path / "people.csv"
     path.write_text("age\n" + "".join(f"{20 + i % 50}\n" for i in range(40)))
     return path
-
-
-def cli(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run the real ``smoothdp`` command in a new process."""
-    return subprocess.run(
-        [sys.executable, "-m", "smoothdp.cli", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=timeout,
-    )
 
 
 # ------------------------------------------------------------------------------------------ PostgreSQL

@@ -133,12 +133,11 @@ class PostgresStore(ChainedStore):
                     f"no budget {name!r} at {shown}: create it first (smoothdp budget init URL --epsilon E, "
                     "or smoothdp.Accountant.create)"
                 )
-            store = cls(connection, name, shown, BudgetDefinition.from_text(_text(row[0])), key)
-            store.read()
+            definition = BudgetDefinition.from_text(_text(row[0]))
         except BaseException:
             connection.close()
             raise
-        return store
+        return cls(connection, name, shown, definition, key)  # every read verifies the chain
 
     @classmethod
     def create(

@@ -82,6 +82,7 @@ def _connect(real: str, *, create: bool = False) -> sqlite3.Connection:
         uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
     )
     connection.execute("PRAGMA synchronous = FULL")
+    connection.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints only in after_commit, after the checks
     return connection
 
 
@@ -153,13 +154,7 @@ class SQLiteStore(ChainedStore):
         except BaseException:
             connection.close()
             raise
-        store = cls(connection, real, opened, definition, key)
-        try:
-            store.read()  # checks the place (the file opened is the one named) and the whole chain
-        except BaseException:
-            store.close()
-            raise
-        return store
+        return cls(connection, real, opened, definition, key)  # every read checks the place and the chain
 
     @classmethod
     def create(
@@ -267,6 +262,11 @@ class SQLiteStore(ChainedStore):
 
     def commit(self) -> None:
         try:
+            check_place(self._real, self._opened)  # a stale view rolls back instead of committing
+        except BaseException:
+            self.rollback()
+            raise
+        try:
             self._connection.execute("COMMIT")
         except sqlite3.Error as error:
             self.rollback()
@@ -278,7 +278,13 @@ class SQLiteStore(ChainedStore):
                 self._connection.execute("ROLLBACK")
 
     def after_commit(self) -> None:
-        """Copy the log into the main file (waiting for readers, as for a write), then check the place."""
+        """Copy the log into the main file (waiting for readers, as for a write), then check the place.
+
+        The place is checked before the copy too: a process whose -wal or -shm was removed during its
+        commit must not write its log's pages into a main file that other processes now write through
+        other logs.
+        """
+        check_place(self._real, self._opened)
         deadline = time.monotonic() + BUSY_TIMEOUT
         while True:
             busy, _, _ = self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
