@@ -27,11 +27,17 @@ distance, for what one user spends; only geo-privacy charges of the same metric 
 The budget check is exact: the charges are added as exact rationals of their floats and compared with
 the budget, up to a relative 1e−12 that absorbs the binary rounding of decimal budgets (0.5 + 0.4 + 0.1
 is 1 + 2.8e−17 in binary). ``spent`` and ``remaining`` are those exact totals rounded to the nearest float.
+The theorems themselves are in :mod:`smoothdp.composition`.
+
+**One budget across processes** (docs/ledger.md): ``Accountant.create(path_or_url, epsilon=...)`` makes a
+persistent ledger (a SQLite file, or a budget in PostgreSQL for several analysts), ``Accountant.open`` opens
+it. The accountant is the same; its charges then live in the ledger (:mod:`smoothdp.ledger`), and every
+charge is one transaction: re-read what is spent, check the budget as above, record the charge. Every read
+verifies the ledger's hash chain: an edited ledger raises :class:`~smoothdp.ledger.LedgerTampered`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -40,6 +46,7 @@ from numbers import Real
 from types import TracebackType
 from typing import Any
 
+from smoothdp.composition import advanced_composition, basic_composition, epsilon_delta, zcdp_composition
 from smoothdp.ledger.chain import check_key
 from smoothdp.ledger.records import ChainHead, Charge, LedgerTampered, guarantee_from_dict
 from smoothdp.ledger.store import LedgerStore, MemoryStore, create_store, new_definition, open_store
@@ -49,7 +56,6 @@ from smoothdp.privacy import (
     Guarantee,
     PrivacyGuarantee,
     check_neighbours,
-    pure_as_zcdp,
 )
 from smoothdp.validation import check_delta, check_epsilon, check_in_range
 
@@ -277,11 +283,11 @@ class Accountant:
         options = []
         has_zcdp = any(isinstance(g, ZCDP) for g in guarantees)
         if not has_zcdp:
-            options.append(_basic(guarantees))
+            options.append(basic_composition(guarantees))
         if self.slack:
             if not has_zcdp:
-                options.append(_advanced(guarantees, self.slack))
-            options.append(_zcdp(guarantees, self.slack))
+                options.append(advanced_composition(guarantees, self.slack))
+            options.append(zcdp_composition(guarantees, self.slack))
         fitting = [o for o in options if o[1] <= Fraction(self._delta) * Fraction(1.0 + RELATIVE_TOLERANCE)]
         return min(fitting or options)
 
@@ -519,7 +525,7 @@ class Accountant:
                 raise ValueError(f"charge {i}: label and time must be strings")
             entry = acc.charge(guarantee_from_dict(c["guarantee"]), label=label, time=when)
             if isinstance(entry.counted, Guarantee) and ("epsilon" in c or "delta" in c):
-                counted = _ed(entry.counted)
+                counted = epsilon_delta(entry.counted)
                 recorded = (_number(c["epsilon"], "epsilon"), _number(c["delta"], "delta"))
                 if recorded != counted:
                     raise ValueError(
@@ -570,49 +576,6 @@ def _charge_dict(c: Charge) -> dict[str, Any]:
     if c.seq is not None:  # a persistent ledger: what its chain hashes
         entry["seq"], entry["digest"], entry["counted"] = c.seq, c.digest, c.counted.as_dict()
     return entry
-
-
-def _exact(values: list[float]) -> Fraction:
-    return sum(map(Fraction, values), Fraction(0))
-
-
-def _ed(g: PrivacyGuarantee) -> tuple[float, float]:
-    assert isinstance(g, Guarantee)
-    return g.epsilon, g.delta
-
-
-def _basic(gs: list[PrivacyGuarantee]) -> tuple[Fraction, Fraction]:
-    pairs = [_ed(g) for g in gs]
-    return _exact([e for e, _ in pairs]), _exact([d for _, d in pairs])
-
-
-def _advanced(gs: list[PrivacyGuarantee], slack: float) -> tuple[Fraction, Fraction]:
-    """Dwork, Rothblum & Vadhan (FOCS 2010), heterogeneous form; rounded up."""
-    pairs = [_ed(g) for g in gs]
-    sq = math.fsum(e * e for e, _ in pairs)
-    drift = math.fsum(e * math.expm1(e) for e, _ in pairs)
-    eps = math.sqrt(2.0 * math.log(1.0 / slack) * sq) + drift
-    eps = eps * (1.0 + 1e-12)  # covers the float error of the few operations above
-    return Fraction(eps), _exact([d for _, d in pairs]) + Fraction(slack)
-
-
-def _zcdp(gs: list[PrivacyGuarantee], slack: float) -> tuple[Fraction, Fraction]:
-    """zCDP for the zCDP and pure charges, basic composition for the (ε, δ) ones; rounded up."""
-    rho, eps_rest, delta_rest = [], [], []
-    for g in gs:
-        if isinstance(g, ZCDP):
-            rho.append(g.rho)
-        elif isinstance(g, Guarantee) and g.is_pure:
-            rho.append(pure_as_zcdp(g).rho)
-        else:
-            e, d = _ed(g)
-            eps_rest.append(e)
-            delta_rest.append(d)
-    eps = 0.0
-    if rho:
-        r = math.fsum(rho)
-        eps = (r + 2.0 * math.sqrt(r * math.log(1.0 / slack))) * (1.0 + 1e-12)
-    return Fraction(eps) + _exact(eps_rest), _exact(delta_rest) + (Fraction(slack) if rho else Fraction(0))
 
 
 def charge(accountant: Accountant | None, guarantee: PrivacyGuarantee, *, label: str = "") -> None:
