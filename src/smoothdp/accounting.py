@@ -224,10 +224,11 @@ class Accountant:
         """Record ``guarantee`` (after the budget check); returns the ledger entry.
 
         On a persistent ledger this is one transaction under the ledger's write lock: re-read what is spent
-        (verifying the chain), check the budget, record the charge, commit (docs/ledger.md#why-a-charge-is-
-        atomic). It returns only once the charge is durable in the ledger at :attr:`location`; a
-        :class:`BudgetError` records nothing, and a :class:`~smoothdp.ledger.LedgerError` means the ledger
-        cannot be trusted or reached (nothing may be released).
+        (verifying the chain), check the budget, record the charge, commit
+        (docs/theory/ledger.md#why-a-charge-is-atomic). It returns only once the charge is durable in the
+        ledger at :attr:`location`; a :class:`BudgetError` records nothing, and a
+        :class:`~smoothdp.ledger.LedgerError` means the ledger cannot be trusted or reached (nothing may be
+        released).
 
         ``time`` (UTC, ISO 8601) is for importing an older ledger; the default is now.
         """
@@ -327,7 +328,8 @@ class Accountant:
             The budget, as for ``Accountant(...)``; they are hashed at the root of the ledger's chain.
         key
             A secret of at least 16 bytes: the chain is then HMAC-SHA-256 under it, which no one without
-            the key can recompute (docs/ledger.md#what-the-chain-proves). Every later :meth:`open` needs it.
+            the key can recompute (docs/theory/ledger.md#what-the-chain-proves). Every later :meth:`open`
+            needs it.
         label_prefix
             Put in front of the label of every charge made through this object.
         """

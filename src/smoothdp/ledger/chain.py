@@ -10,8 +10,8 @@ With ``H`` SHA-256 (keyless ledger) or HMAC-SHA-256 under the ledger's secret ke
 and the ledger stores every ``d_k`` next to its charge, and ``(n, d_n)`` (the head) next to the definition.
 :func:`verify_chain` recomputes the chain from the stored values and refuses the ledger at the first charge
 whose stored digest differs, or when the head does not close it. What this proves, and what it cannot
-(someone who recomputes a keyless chain, a truncated tail without an anchor): docs/ledger.md and
-docs/ledger.md#what-the-chain-proves.
+(someone who recomputes a keyless chain, a truncated tail without an anchor):
+docs/theory/ledger.md#what-the-chain-proves and docs/ledger.md#threat-model.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ Ways to get two names, and what the ledger does about each:
 * the ``-wal`` or ``-shm`` file removed or replaced while open: on Linux, :func:`check_place` also compares
   the files this process holds open under those names (``/proc/self/fd``) with what the names are now.
 
-What stays outside (docs/ledger.md#threat-model): a second name that is not a link (a bind mount, a network
-share mounted twice), and anyone who may write the folder restoring an old copy of the file (a rollback
-that only an anchored chain head reveals).
+What stays outside (docs/ledger.md#threat-model): a second name that is not a link (a bind mount, a
+network share mounted twice), and anyone who may write the folder restoring an old copy of the file (a
+rollback that only an anchored chain head reveals).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ triggers refuse an update or a delete).
 
 Every charge is one transaction that first takes the budget row's lock (``SELECT … FOR UPDATE``): two
 charges on one budget run one after the other, and each reads, under ``READ COMMITTED``, every charge
-committed before it got the lock (docs/ledger.md#why-a-charge-is-atomic). A read outside a charge is one
-``REPEATABLE READ`` snapshot, so the head and the charges it reads agree. The session sets
+committed before it got the lock (docs/theory/ledger.md#why-a-charge-is-atomic). A read outside a charge
+is one ``REPEATABLE READ`` snapshot, so the head and the charges it reads agree. The session sets
 ``synchronous_commit = on``: a commit has reached the server's disk when it returns. A connection lost
 during ``COMMIT`` leaves the outcome unknown: the charge raises :class:`~smoothdp.ledger.LedgerError`
 (nothing is released), and the chain shows afterwards whether it was recorded.

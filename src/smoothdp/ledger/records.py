@@ -147,7 +147,7 @@ class ChainHead:
 
     Keep it somewhere the ledger's writers cannot edit (it is printed with every CLI release): a later
     :meth:`smoothdp.Accountant.verify` with ``anchor=`` proves that the ledger still holds those charges,
-    unchanged (docs/ledger.md#what-the-chain-proves).
+    unchanged (docs/theory/ledger.md#what-the-chain-proves).
     """
 
     charges: int

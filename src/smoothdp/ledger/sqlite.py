@@ -2,7 +2,7 @@
 
 Every charge is one transaction, ``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite's write lock is taken before the
 charges are read, so re-reading what is spent, checking the budget and recording the charge happen with no
-other writer in between (docs/ledger.md#why-a-charge-is-atomic). The file is in WAL mode with
+other writer in between (docs/theory/ledger.md#why-a-charge-is-atomic). The file is in WAL mode with
 ``synchronous=FULL``: a commit is on disk when it returns, and a process killed at any point leaves the
 ledger as it was before or after its charge, never between. After each commit the log is copied into the
 main file (a ``TRUNCATE`` checkpoint), so that a charge that returned lives in the file the path names.

@@ -8,7 +8,7 @@ Every store offers the same two operations to the accountant:
   place to append new ones; the new charges are committed when the block ends without an error, and
   rolled back otherwise. The accountant checks the budget inside that block, so that re-reading what is
   spent, checking the budget and recording the charge are one atomic step
-  (docs/ledger.md#why-a-charge-is-atomic).
+  (docs/theory/ledger.md#why-a-charge-is-atomic).
 
 :class:`MemoryStore` is the in-process list of a plain ``Accountant(epsilon=...)``. :class:`ChainedStore`
 is the shared logic of the databases (:mod:`smoothdp.ledger.sqlite`, :mod:`smoothdp.ledger.postgres`):
