@@ -16,7 +16,7 @@ from ledger_tampering import RawLedger
 import smoothdp
 from smoothdp.ledger import ChainHead, LedgerError, LedgerTampered
 from smoothdp.ledger.chain import genesis, link
-from smoothdp.ledger.records import BudgetDefinition
+from smoothdp.ledger.records import BudgetDefinition, encode_record
 
 DATA = np.arange(50.0)
 
@@ -258,18 +258,23 @@ def _rechain(raw: RawLedger, definition_text: str, rows: list[tuple], key: bytes
     """What someone who knows the chain's recipe (not the key) does: recompute every digest."""
     definition = BudgetDefinition.from_text(definition_text)
     previous = genesis(definition, key)
-    for row in rows:
-        seq, when, label, guarantee, counted = row[:5]
-        record = {
-            "seq": seq,
-            "time": when,
-            "label": label,
-            "guarantee": json.loads(guarantee),
-            "counted": json.loads(counted),
-        }
-        previous = link(previous, record, key)
+    for seq, when, label, guarantee, counted, _ in rows:
+        previous = link(previous, encode_record(seq, when, label, guarantee, counted), key)
         raw.set_charge(seq, digest=previous)
     raw.set_budget(definition=definition_text, head_charges=len(rows), head_digest=previous)
+
+
+def test_the_hashed_bytes_are_the_canonical_json_of_the_record():
+    """The chain hashes the stored texts as they are; for what the ledger stores, that is the canonical
+    JSON of the record (so that an export, which carries values, verifies the same way)."""
+    from smoothdp.ledger.records import Charge, canonical_json, encode_record
+
+    for label in ("", 'médiane "x"', "a\nb"):
+        charge = Charge(smoothdp.PureDP(0.1), smoothdp.ApproxDP(0.2, 1e-9), label, "2026-01-01T00:00:00Z")
+        assert charge.encoded(7) == canonical_json(charge.record(7))
+        assert encode_record(7, charge.time, label, *charge.texts()) == charge.encoded(7)
+    respaced = charge.texts()[0].replace(",", ", ")  # the same guarantee, stored another way
+    assert encode_record(7, charge.time, label, respaced, charge.texts()[1]) != charge.encoded(7)
 
 
 def test_a_recomputed_keyless_chain_passes_but_an_anchor_catches_it(target):
@@ -329,3 +334,31 @@ def test_a_keyed_ledger_rewritten_as_keyless_is_refused(target):
     raw.close()
     with pytest.raises(LedgerTampered, match="keyless"):
         smoothdp.Accountant.open(target, key=key)  # whoever holds the key always passes it
+
+
+def test_postgres_permissions_let_analysts_charge_but_not_erase(postgres_ledger):
+    """docs/ledger.md: the grants an analysts' role needs, and what they forbid."""
+    import psycopg
+
+    from smoothdp.ledger.postgres import split_target
+
+    url, name, _ = split_target(postgres_ledger)
+    smoothdp.Accountant.create(postgres_ledger, epsilon=1.0).close()
+    role = f"analyst_{name.replace('-', '_')}"
+    with psycopg.connect(url, autocommit=True) as owner:
+        owner.execute(f"CREATE ROLE {role} LOGIN")
+        owner.execute(f"GRANT SELECT, INSERT ON smoothdp_charges TO {role}")
+        owner.execute(f"GRANT SELECT, UPDATE (head_charges, head_digest) ON smoothdp_budgets TO {role}")
+    analyst = postgres_ledger.replace("postgresql://smoothdp@", f"postgresql://{role}@")
+    with smoothdp.Accountant.open(analyst) as acc:
+        acc.charge(smoothdp.PureDP(0.5), label="by an analyst")
+        assert acc.remaining == 0.5
+    analyst_url = url.replace("postgresql://smoothdp@", f"postgresql://{role}@")
+    with psycopg.connect(analyst_url, autocommit=True) as db:
+        for statement in (
+            "DELETE FROM smoothdp_charges WHERE budget = %s",
+            "UPDATE smoothdp_charges SET label = 'x' WHERE budget = %s",
+            "UPDATE smoothdp_budgets SET definition = 'x' WHERE name = %s",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                db.execute(statement, (name,))

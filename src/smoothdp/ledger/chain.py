@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +28,8 @@ from smoothdp.ledger.records import (
     LedgerError,
     LedgerTampered,
     canonical_json,
-    guarantee_from_dict,
+    encode_record,
+    parse_guarantee,
 )
 
 __all__ = [
@@ -74,9 +74,9 @@ def genesis(definition: BudgetDefinition, key: bytes | None) -> str:
     return _digest(b"smoothdp ledger genesis\x00" + canonical_json(definition.as_dict()), key)
 
 
-def link(previous: str, record: dict[str, Any], key: bytes | None) -> str:
-    """d_k from d_{k-1} (hex) and the k-th charge's record (:meth:`Charge.record`)."""
-    return _digest(b"smoothdp ledger charge\x00" + bytes.fromhex(previous) + canonical_json(record), key)
+def link(previous: str, encoded: bytes, key: bytes | None) -> str:
+    """d_k from d_{k-1} (hex) and the k-th charge's encoded record (:meth:`Charge.encoded`)."""
+    return _digest(b"smoothdp ledger charge\x00" + bytes.fromhex(previous) + encoded, key)
 
 
 def key_check(definition: BudgetDefinition, key: bytes) -> str:
@@ -125,24 +125,19 @@ def verify_chain(
     for seq, when, label, guarantee_text, counted_text, stored in rows:
         if not all(isinstance(v, str) for v in (when, label, guarantee_text, counted_text, stored)):
             raise LedgerTampered(f"charge #{seq} holds a value of the wrong type: the ledger was edited")
-        try:
-            charge = Charge(
-                guarantee_from_dict(json.loads(guarantee_text)),
-                guarantee_from_dict(json.loads(counted_text)),
-                label,
-                when,
-                seq,
-                stored,
-            )
-        except (TypeError, ValueError) as error:
-            raise LedgerTampered(f"charge #{seq} is unreadable ({error}): the ledger was edited") from None
-        computed = link(previous, charge.record(seq), key)
+        computed = link(previous, encode_record(seq, when, label, guarantee_text, counted_text), key)
         if not hmac.compare_digest(computed, stored):
             what = "the charge or the budget's definition" if seq == 1 else "the charge"
             raise LedgerTampered(
                 f"charge #{seq} does not match the ledger's hash chain: {what} was edited, or charges were "
                 "reordered or inserted"
             )
+        try:
+            charge = Charge(
+                parse_guarantee(guarantee_text), parse_guarantee(counted_text), label, when, seq, stored
+            )
+        except (TypeError, ValueError) as error:
+            raise LedgerTampered(f"charge #{seq} is unreadable ({error}): the ledger was edited") from None
         charges.append(charge)
         previous = computed
     if not hmac.compare_digest(previous, head.digest):

@@ -28,7 +28,6 @@ from smoothdp.ledger.records import (
     Charge,
     LedgerError,
     LedgerTampered,
-    canonical_json,
 )
 from smoothdp.ledger.store import ChainedStore, LedgerState, chained
 
@@ -225,8 +224,7 @@ class PostgresStore(ChainedStore):
                     c.seq,
                     c.time,
                     c.label,
-                    canonical_json(c.guarantee.as_dict()).decode("utf-8"),
-                    canonical_json(c.counted.as_dict()).decode("utf-8"),
+                    *c.texts(),
                     c.digest,
                 ),
             )

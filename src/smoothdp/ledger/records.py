@@ -13,6 +13,7 @@ the same bytes on every machine.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,9 @@ __all__ = [
     "LedgerError",
     "LedgerTampered",
     "canonical_json",
+    "encode_record",
     "guarantee_from_dict",
+    "parse_guarantee",
 ]
 
 #: The ``format`` and ``version`` of a ledger's definition.
@@ -77,6 +80,17 @@ class Charge:
             "guarantee": self.guarantee.as_dict(),
             "counted": self.counted.as_dict(),
         }
+
+    def texts(self) -> tuple[str, str]:
+        """The canonical JSON of the declared and of the counted guarantee, as stored."""
+        return (
+            canonical_json(self.guarantee.as_dict()).decode("utf-8"),
+            canonical_json(self.counted.as_dict()).decode("utf-8"),
+        )
+
+    def encoded(self, seq: int) -> bytes:
+        """``canonical_json(self.record(seq))``, the bytes the chain hashes."""
+        return encode_record(seq, self.time, self.label, *self.texts())
 
 
 @dataclass(frozen=True)
@@ -176,6 +190,33 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")
+
+
+def encode_record(seq: int, time: str, label: str, guarantee_text: str, counted_text: str) -> bytes:
+    """The canonical JSON of a charge's record, assembled from its stored guarantee texts (which are
+    hashed as stored: a guarantee re-encoded in another way does not verify). Equal to
+    ``canonical_json(charge.record(seq))`` for the canonical texts of :meth:`Charge.texts`."""
+    return "".join(
+        (
+            '{"counted":',
+            counted_text,
+            ',"guarantee":',
+            guarantee_text,
+            ',"label":',
+            json.dumps(label, ensure_ascii=False),
+            ',"seq":',
+            str(int(seq)),
+            ',"time":',
+            json.dumps(time, ensure_ascii=False),
+            "}",
+        )
+    ).encode("utf-8")
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_guarantee(text: str) -> PrivacyGuarantee:
+    """The (immutable) guarantee of a stored JSON text; a ledger repeats a few texts many times."""
+    return guarantee_from_dict(json.loads(text))
 
 
 def guarantee_from_dict(d: Any) -> PrivacyGuarantee:

@@ -62,7 +62,7 @@ class Transaction:
         """Queue ``charge`` for the commit; returns it with its position and digest (chained ledgers)."""
         if self.head is not None:
             seq = self.head.charges + 1
-            digest = link(self.head.digest, charge.record(seq), self.key)
+            digest = link(self.head.digest, charge.encoded(seq), self.key)
             charge = dataclasses.replace(charge, seq=seq, digest=digest)
             self.head = ChainHead(seq, digest)
         self.new.append(charge)
