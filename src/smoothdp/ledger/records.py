@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes
 from typing import Any
 
 from smoothdp.privacy import PrivacyGuarantee
@@ -203,11 +204,11 @@ def encode_record(seq: int, time: str, label: str, guarantee_text: str, counted_
             ',"guarantee":',
             guarantee_text,
             ',"label":',
-            json.dumps(label, ensure_ascii=False),
+            encode_basestring(label),
             ',"seq":',
             str(int(seq)),
             ',"time":',
-            json.dumps(time, ensure_ascii=False),
+            encode_basestring(time),
             "}",
         )
     ).encode("utf-8")
