@@ -362,3 +362,14 @@ def test_postgres_permissions_let_analysts_charge_but_not_erase(postgres_ledger)
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 db.execute(statement, (name,))
+
+
+def test_a_postgres_url_names_its_budget_and_hides_its_password():
+    from smoothdp.ledger.postgres import split_target
+
+    url, name, shown = split_target("postgresql://dp:s3cret@db.internal:5433/privacy?sslmode=require#census")
+    assert url == "postgresql://dp:s3cret@db.internal:5433/privacy?sslmode=require" and name == "census"
+    assert (
+        shown == "postgresql://dp@db.internal:5433/privacy?sslmode=require#census" and "s3cret" not in shown
+    )
+    assert split_target("postgresql:///privacy")[1] == "default"

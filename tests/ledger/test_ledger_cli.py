@@ -307,3 +307,14 @@ def test_the_budget_precheck_charges_what_the_library_declares(ages_csv, extra):
     acc = smoothdp.Accountant(epsilon=10.0, delta=1e-3)
     release = _release_statistic(args, np.arange(50.0), (0.0, 100.0), acc)
     assert _expected_guarantee(args) == release.guarantee == acc.charges[0].guarantee
+
+
+def test_a_postgres_ledger_from_the_command_line(capsys, postgres_ledger, ages_csv):
+    assert main(["budget", "init", postgres_ledger, "--epsilon", "1"]) == 0
+    assert capsys.readouterr().out.startswith(f"created {postgres_ledger}: total ε = 1")
+    payload, _ = _json(capsys, _median(ages_csv, postgres_ledger, 0.75, "--json"))
+    assert payload["budget"]["remaining"] == {"epsilon": 0.25, "delta": 0.0}
+    _one_line_error(capsys, _median(ages_csv, postgres_ledger, 0.5), "exceed the budget", status=3)
+    assert main(["budget", "verify", postgres_ledger, "--anchor", payload["budget"]["head"]]) == 0
+    assert "1 charge(s)" in capsys.readouterr().out
+    _one_line_error(capsys, ["budget", "init", postgres_ledger, "--epsilon", "5"], "already exists")
