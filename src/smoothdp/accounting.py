@@ -113,6 +113,12 @@ class Accountant:
     slack
         δ' ∈ [0, delta] reserved for advanced composition and the zCDP conversion (0: basic composition
         only, and zCDP charges are refused).
+
+    Notes
+    -----
+    ``Accountant(...)`` keeps its charges in memory, for one process. :meth:`create` and :meth:`open` give
+    the same accountant on a persistent ledger (a SQLite file or a PostgreSQL budget) that every process
+    shares, one transaction per charge, with a hash chain that refuses an edited ledger (docs/ledger.md).
     """
 
     def __init__(

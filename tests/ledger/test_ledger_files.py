@@ -158,3 +158,22 @@ def test_what_is_not_a_ledger_is_named(tmp_path):
     ]:
         with pytest.raises(LedgerError, match=message):
             smoothdp.Accountant.open(tmp_path / name)
+
+
+def test_an_accountant_does_not_cross_a_fork(ledger):
+    with smoothdp.Accountant.open(ledger) as acc:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child uses the parent's connection: refused, nothing charged
+            try:
+                acc.charge(smoothdp.PureDP(0.5))
+                os.write(write, b"charged")
+            except LedgerError as error:
+                os.write(write, b"refused" if "another process" in str(error) else b"other error")
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        os.close(write)
+        assert os.read(read, 100) == b"refused"
+        os.close(read)
+        assert len(acc) == 0

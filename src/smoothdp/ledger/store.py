@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import secrets
 import threading
 from collections.abc import Iterator, Sequence
@@ -147,6 +148,15 @@ class ChainedStore(LedgerStore):
         self.key = key
         self.location = location
         self._lock = threading.RLock()
+        self._pid = os.getpid()
+
+    def _same_process(self) -> None:
+        """A database connection does not survive ``fork``: a child must open the ledger itself."""
+        if os.getpid() != self._pid:
+            raise LedgerError(
+                f"this ledger ({self.location}) was opened in another process (before a fork): open it again "
+                "in this one (smoothdp.Accountant.open)"
+            )
 
     def genesis(self) -> str:
         return genesis(self.definition, self.key)
@@ -183,6 +193,7 @@ class ChainedStore(LedgerStore):
         return charges, state.head
 
     def read(self) -> list[Charge]:
+        self._same_process()
         with self._lock:
             self.begin(write=False)
             try:
@@ -192,6 +203,7 @@ class ChainedStore(LedgerStore):
         return charges
 
     def head(self) -> ChainHead:
+        self._same_process()
         with self._lock:
             self.begin(write=False)
             try:
@@ -202,6 +214,7 @@ class ChainedStore(LedgerStore):
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Transaction]:
+        self._same_process()
         with self._lock:
             self.begin(write=True)
             try:
