@@ -231,6 +231,19 @@ def test_histogram_categories_on_pandas_and_polars_strings():
     ]
 
 
+def test_masked_entries_are_missing_records():
+    """A masked entry is a missing record: counted by count, no category, the midpoint's bin, the midpoint in
+    a sum; what it hides (1e9 here) is never read."""
+    x = np.ma.masked_array([1.0, 1e9, 2.0, 1e9], mask=[False, True, False, True])
+    assert smoothdp.count(x, epsilon=40.0, rng=21).value == 4
+    assert smoothdp.histogram(x, epsilon=50.0, categories=[1e9, 1.0], rng=21).value.tolist() == [0, 1]
+    labels = np.ma.masked_array(np.array(["a", "b", "a"], dtype=object), mask=[False, True, False])
+    assert category_codes(labels, check_categories(["b", "a"])[1]).tolist() == [1, -1, 1]
+    assert smoothdp.histogram(x, epsilon=50.0, bins=[0, 2, 3], rng=21).value.tolist() == [3, 1]  # mid 1.5
+    quant = SumQuantizer.for_bounds((0.0, 4.0))
+    assert grouped_sums(x, None, 1, quant)[0] == grouped_sums([1.0, 2.0, 2.0, 2.0], None, 1, quant)[0]
+
+
 def test_histogram_bins_clip_and_impute_the_midpoint():
     x = [-5, 0.0, 0.5, 1.0, 1.99, 2.0, 7, nan, inf, -inf]
     codes = bin_codes(x, np.array([0.0, 1.0, 2.0]))

@@ -80,7 +80,8 @@ def check_categories(categories: Any) -> tuple[list[Any], NDArray[Any]]:
 
 
 def _records(x: Any) -> NDArray[Any]:
-    """The records of x as a one-dimensional numpy array (Series and one-column frames unwrapped)."""
+    """The records of x as a one-dimensional numpy array (Series and one-column frames unwrapped; a masked
+    array as an object array with None at its masked entries)."""
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):
         columns = list(x.columns)
         if len(columns) != 1:
@@ -88,6 +89,10 @@ def _records(x: Any) -> NDArray[Any]:
         x = x[columns[0]]
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
+    if isinstance(x, np.ma.MaskedArray):  # masked entries are missing values: never read what they hide
+        data = np.ma.getdata(x).astype(object)
+        data[np.ma.getmaskarray(x)] = None
+        x = data
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as err:  # ragged nested lists
