@@ -96,6 +96,10 @@ class CountingBackend:
         assert 1 <= len(requests) <= 2
         return self.inner.histograms(requests)
 
+    def uncached_histograms(self, requests: Any) -> Any:
+        self.passes += 1
+        return self.inner.uncached_histograms(requests)
+
     def collect(self, key_lo: int, key_hi: int) -> Any:
         self.passes += 1
         out = self.inner.collect(key_lo, key_hi)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.scale.beyond import Probe, collect_probe_block
 from smoothdp.scale.selection import (
     NBINS,
     CachingBackend,
@@ -44,6 +45,15 @@ def _sum_task(block: NDArray[np.float64], lo_value: float, hi_value: float) -> N
     """One block's exact open-interval sum, as a one-element object array (a Fraction)."""
     out = np.empty(1, dtype=object)
     out[0] = exact_sum_between(block, lo_value, hi_value)
+    return out
+
+
+def _collect_probe_task(
+    block: NDArray[np.float64], ranges: tuple[tuple[int, int], ...], point: float
+) -> NDArray[np.object_]:
+    """One block's keys in the ranges and its probe, as a one-element object array."""
+    out = np.empty(1, dtype=object)
+    out[0] = collect_probe_block(block, ranges, point)
     return out
 
 
@@ -127,3 +137,22 @@ class DaskBackend(CachingBackend):
         )
         (sums,) = self._compute(parts)
         return sum(sums.tolist(), Fraction(0))
+
+    def _collect_probe_pass(
+        self, ranges: tuple[tuple[int, int], ...], point: float
+    ) -> tuple[list[NDArray[np.uint64]], Probe]:
+        """One pass: per block, its keys in each range and its probe of ``point``, gathered."""
+        nblocks = self.values.numblocks[0]
+        parts = self.values.map_blocks(
+            functools.partial(_collect_probe_task, ranges=ranges, point=float(point)),
+            chunks=((1,) * nblocks,),
+            dtype=object,
+            meta=np.empty(0, dtype=object),
+        )
+        (blocks,) = self._compute(parts)
+        items = list(blocks.tolist())
+        keys = [
+            np.concatenate([item[0][i] for item in items]) if items else np.empty(0, dtype=np.uint64)
+            for i in range(len(ranges))
+        ]
+        return keys, Probe.combine([item[1] for item in items])

@@ -29,8 +29,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.scale.selection import RankWindow, window_in_memory, window_sorted
+from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
+from smoothdp.scale.keys import float_keys
+from smoothdp.scale.selection import RankWindow, partition_window, window_sorted
 from smoothdp.validation import clip_or_check, impute_missing, prepare_records
+from smoothdp.work import tally
 
 __all__ = [
     "ENGINES",
@@ -120,12 +123,33 @@ class Records(ABC):
                 keep.append(cached)
         fetched = self._fetch(lo, hi)
         self.passes += fetched.passes
+        _tally_pass(self, fetched.passes if self.engine == "dask" else self._memory_passes())
+        tally("window_records", fetched.values.size)
         self._cache = [fetched, *keep[:3]]
         return sub_window(fetched, *want) if want[0] <= want[1] else fetched
 
     def value_at(self, rank: int) -> float:
         """The order statistic x_(rank), exactly."""
         return float(self.window(rank, rank).values[0])
+
+    def _memory_passes(self) -> int:
+        """Whole-data passes of one in-memory window fetch (a selection over the n records)."""
+        return 1
+
+    def beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
+        """In ONE pass: the ``width`` records just below ``window``'s first value and just above its last
+        (sorted, padded with ∓inf to ``width`` each) and the :class:`~smoothdp.scale.beyond.Probe` of
+        ``point`` (``window``: fetched from these records).
+
+        docs/theory/quantiles.md#sampling-from-a-window-of-ranks has the use of it."""
+        low, high, probe = self._beyond(window, int(width), float(point))
+        _tally_pass(self, 1)
+        tally("window_records", 2 * int(width))
+        tally("probe_points")
+        return low, high, probe
+
+    @abstractmethod
+    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]: ...
 
     @abstractmethod
     def _fetch(self, lo: int, hi: int) -> RankWindow: ...
@@ -141,7 +165,14 @@ class Records(ABC):
     def sorted_values(self) -> NDArray[np.float64]:
         """Every record, sorted: the whole window (mechanisms that need all order statistics; on Dask this
         gathers the column on the driver, O(n) memory)."""
+        tally("sorted_records", self.n)
         return self.window(1, self.n).values
+
+
+def _tally_pass(records: Records, passes: int) -> None:
+    """Count ``passes`` whole-data passes over the n records (:mod:`smoothdp.work`)."""
+    tally("data_passes", passes)
+    tally("records_read", passes * records.n)
 
 
 def sub_window(w: RankWindow, lo: int, hi: int) -> RankWindow:
@@ -171,12 +202,18 @@ class SortedRecords(Records):
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         return window_sorted(self.values, lo, hi)
 
+    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
+        if window.values.size == 0:
+            return np.full(width, -np.inf), np.full(width, np.inf), probe_sorted(self.values, point)
+        low, high = beyond_sorted(self.values, float(window.values[0]), float(window.values[-1]), width)
+        return low, high, probe_sorted(self.values, point)
+
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         from smoothdp.central.statistics import exact_sum
 
-        a = int(np.searchsorted(self.values, lower, "right"))
-        b = int(np.searchsorted(self.values, upper, "left"))
-        return exact_sum(self.values[a:b])
+        _tally_pass(self, 1)
+        x = self.values
+        return exact_sum(np.where((x > lower) & (x < upper), x, 0.0))
 
     def sorted_values(self) -> NDArray[np.float64]:
         return self.values
@@ -191,20 +228,42 @@ class InMemoryRecords(Records):
         super().__init__(values.size)
         self.values = values
         self._sorted: NDArray[np.float64] | None = None
+        self._partition: tuple[int, int, NDArray[np.float64]] | None = None  # the last fetch's
+
+    def _memory_passes(self) -> int:
+        return 0 if self._sorted is not None else 1
 
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         if self._sorted is not None:
             return window_sorted(self._sorted, lo, hi)
-        return window_in_memory(self.values, lo, hi)
+        window, part = partition_window(self.values, lo, hi)
+        self._partition = None if part is None else (window.first, window.last, part)
+        return window
+
+    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
+        if self._sorted is not None:
+            low, high = beyond_sorted(self._sorted, float(window.values[0]), float(window.values[-1]), width)
+            return low, high, probe_sorted(self._sorted, point)
+        first, last = window.first, window.last
+        if self._partition is not None and self._partition[:2] == (first, last):
+            part = self._partition[2]
+        else:  # the window's partition again (public ranks)
+            part = partition_window(self.values, first, last)[1]
+            assert part is not None
+        low, high = beyond_of_partition(part, first, last, width)
+        return low, high, probe_keys(float_keys(self.values), point)
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         from smoothdp.central.statistics import exact_sum
 
-        x = self.values
-        return exact_sum(x[(x > lower) & (x < upper)])
+        _tally_pass(self, 1)
+        x = self.values  # every record, the others as 0.0: the same work whatever the data
+        return exact_sum(np.where((x > lower) & (x < upper), x, 0.0))
 
     def sorted_values(self) -> NDArray[np.float64]:
         if self._sorted is None:
+            _tally_pass(self, 1)
+            tally("sorted_records", self.n)
             self._sorted = np.sort(self.values)
         return self._sorted
 
@@ -227,7 +286,18 @@ class DaskRecords(Records):
 
         return select_window(self.backend, lo, hi)
 
+    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
+        from smoothdp.scale.selection import select_beyond
+
+        before = self.backend.passes
+        out = select_beyond(self.backend, window, width, point)
+        made = self.backend.passes - before
+        self.passes += made
+        _tally_pass(self, made - 1)  # the combined pass itself is counted by Records.beyond
+        return out
+
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        _tally_pass(self, 1)
         return self.backend.exact_sum_open(lower, upper)
 
 

@@ -45,6 +45,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.scale.beyond import Probe, collect_probe_block
 from smoothdp.scale.keys import KEY_MAX, float_keys, keys_to_float
 
 __all__ = [
@@ -58,6 +59,10 @@ __all__ = [
     "block_histograms",
     "collect_block",
     "exact_sum_between",
+    "partition_window",
+    "plan_windows",
+    "refinements_needed",
+    "select_beyond",
     "select_window",
     "window_in_memory",
     "window_sorted",
@@ -134,24 +139,30 @@ def window_sorted(sorted_x: ArrayLike, lo: int, hi: int) -> RankWindow:
 
 
 def window_in_memory(x: ArrayLike, lo: int, hi: int) -> RankWindow:
+    """:func:`partition_window` without the partition."""
+    return partition_window(x, lo, hi)[0]
+
+
+def partition_window(x: ArrayLike, lo: int, hi: int) -> tuple[RankWindow, NDArray[np.float64] | None]:
     """The window of ranks [lo, hi] ∩ [1, n] of an unsorted array (no NaN), in O(n) without a full sort.
 
     ``np.partition`` with kth = (lo − 1, hi − 1) puts x_(lo) and x_(hi) at their sorted places with every
     value between them in between; only that middle slice is sorted. ``n_below`` / ``n_above`` count the
     values of the two outer parts strictly beyond the window's ends (the other parts cannot be). Equal, bit
-    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``.
+    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Also returns the partitioned copy of x
+    (None for an empty window).
     """
     a = np.asarray(x, dtype=np.float64).ravel()
     n = int(a.size)
     first, last = _clip(n, lo, hi)
     if last < first:
-        return _empty(n, first, 0)
+        return _empty(n, first, 0), None
     kth = [first - 1] if first == last else [first - 1, last - 1]
     part = np.partition(a, kth)
     values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
     n_below = int(np.count_nonzero(part[: first - 1] < values[0]))
     n_above = int(np.count_nonzero(part[last:] > values[-1]))
-    return RankWindow(n=n, first=first, values=values, n_below=n_below, n_above=n_above)
+    return RankWindow(n=n, first=first, values=values, n_below=n_below, n_above=n_above), part
 
 
 class HistogramRequest(NamedTuple):
@@ -272,6 +283,11 @@ class CachingBackend(KeyBackend):
                 del self._cache[next(iter(self._cache))]
         return [self._cache[r].copy() for r in reqs]
 
+    def uncached_histograms(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
+        """One histogram pass, never answered from (nor kept in) the cache: a selection's padding pass."""
+        self.passes += 1
+        return self._histogram_pass([HistogramRequest(int(r[0]), int(r[1]), int(r[2])) for r in requests])
+
     def collect(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
         self.passes += 1
         return self._collect_pass(int(key_lo), int(key_hi))
@@ -279,6 +295,18 @@ class CachingBackend(KeyBackend):
     def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
         self.passes += 1
         return self._sum_pass(float(lo_value), float(hi_value))
+
+    def collect_and_probe(
+        self, ranges: Sequence[tuple[int, int]], point: float
+    ) -> tuple[list[NDArray[np.uint64]], Probe]:
+        """One pass: the keys in each key range (empty when lo > hi) and the :class:`Probe` of ``point``."""
+        self.passes += 1
+        return self._collect_probe_pass(tuple((int(a), int(b)) for a, b in ranges), float(point))
+
+    def _collect_probe_pass(
+        self, ranges: tuple[tuple[int, int], ...], point: float
+    ) -> tuple[list[NDArray[np.uint64]], Probe]:
+        raise NotImplementedError
 
 
 class BlockBackend(CachingBackend):
@@ -307,6 +335,16 @@ class BlockBackend(CachingBackend):
 
     def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
         return sum((exact_sum_between(b, lo_value, hi_value) for b in self._blocks), Fraction(0))
+
+    def _collect_probe_pass(
+        self, ranges: tuple[tuple[int, int], ...], point: float
+    ) -> tuple[list[NDArray[np.uint64]], Probe]:
+        parts = [collect_probe_block(b, ranges, point) for b in self._blocks]
+        keys = [
+            np.concatenate([p[0][i] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
+            for i in range(len(ranges))
+        ]
+        return keys, Probe.combine([p[1] for p in parts])
 
 
 @dataclass(frozen=True)
@@ -350,68 +388,105 @@ def _made(backend: KeyBackend, before: int | None, calls: int) -> int:
     return int(after) - int(before) if isinstance(before, int) and isinstance(after, int) else calls
 
 
-def select_window(backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20) -> RankWindow:
-    """The exact window of ranks [lo, hi] ∩ [1, n] of the backend's data, by radix-histogram selection.
+#: A key that no record has (keys above that of +inf are NaNs, which the data policy removes): the range
+#: [_ABSENT_KEY, _ABSENT_KEY] makes a padding pass that reads every record and collects nothing.
+_ABSENT_KEY = KEY_MAX
+#: Refinement passes of a selection whose range could exceed the cap (shift 48 → 32 → 16 → 0).
+_MAX_REFINEMENTS = 3
 
-    Bit-equal to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Passes: 1 histogram pass (which also gives n),
-    ≤ 3 refinement passes while the range to collect holds more than ``cap + (hi − lo + 1)`` keys, and ≤ 1
-    collect pass: at most 5, typically 2. Driver memory O(2^16 + cap + (hi − lo + 1)), whatever the ties.
-    See the module docstring for the algorithm and the proof of exactness.
-    """
+
+def refinements_needed(n: int, cap: int) -> int:
+    """The refinement passes a fixed-pass selection among n records makes: 0 when n ≤ cap (the range to
+    collect can never exceed the cap), else 3 (public: n and the cap)."""
+    return 0 if n <= cap else _MAX_REFINEMENTS
+
+
+def _pad_histogram_pass(backend: KeyBackend, shift: int) -> None:
+    """One histogram pass that reads every record and counts nothing (a range no record has)."""
+    pad = getattr(backend, "uncached_histograms", None)
+    if pad is not None:
+        pad([HistogramRequest(_ABSENT_KEY, _ABSENT_KEY, shift)])
+
+
+def _check_cap(cap: int) -> None:
     if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < 0:
         raise ValueError(f"cap must be an integer >= 0, got {cap!r}")
-    # A backend that counts its own passes (CachingBackend) may answer a histogram from memory: report the
-    # passes it made; otherwise count the calls.
-    made_before = getattr(backend, "passes", None)
-    passes = 1
-    top = backend.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0]
-    n = int(top.sum())
-    first, last = _clip(n, lo, hi)
-    if last < first:
-        return _empty(n, first, _made(backend, made_before, passes))
-    width = last - first + 1
-    lo_end = _locate(top, 0, _TOP_SHIFT, 0, first)
-    hi_end = _locate(top, 0, _TOP_SHIFT, 0, last)
 
-    def pending() -> int:
-        """The number of keys the collect pass would return."""
-        if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:
-            return 0 if lo_end.single else lo_end.count
-        return hi_end.below + hi_end.count * (not hi_end.single) - lo_end.below - lo_end.count * lo_end.single
 
-    # pending() > cap + width ≥ width excludes two single-key ends (then pending() ≤ width − 2): the loop
-    # refines at least one end bin per pass and stops after at most three passes (shift 48 → 32 → 16 → 0).
-    while pending() > cap + width:
-        if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:  # one bin holds both ends
-            (h,) = backend.histograms([_request(lo_end)])
-            lo_end, hi_end = _refine(lo_end, h, first), _refine(lo_end, h, last)
-        else:
-            ends = [e for e in (lo_end, hi_end) if not e.single]
-            hists = backend.histograms([_request(e) for e in ends])
-            if not lo_end.single:
-                lo_end = _refine(lo_end, hists[0], first)
-            if not hi_end.single:
-                hi_end = _refine(hi_end, hists[-1], last)
-        passes += 1
+def _pending(lo_end: _End, hi_end: _End) -> int:
+    """The number of keys the collect pass would return."""
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:
+        return 0 if lo_end.single else lo_end.count
+    return hi_end.below + hi_end.count * (not hi_end.single) - lo_end.below - lo_end.count * lo_end.single
 
-    same = lo_end.start == hi_end.start and lo_end.shift == hi_end.shift
-    if same and lo_end.single:  # every rank of the window holds the one key: nothing to collect
-        keys = np.full(width, lo_end.start, dtype=np.uint64)
-        values = keys_to_float(keys)
-        below_all = lo_end.below
-        return RankWindow(
-            n, first, values, below_all, n - below_all - lo_end.count, _made(backend, made_before, passes)
-        )
 
-    # Collect the range from the lo-bin to the hi-bin, leaving out an end bin that is a single key.
+def _refine_ends(
+    backend: KeyBackend, ends: list[tuple[_End, _End, int, int]], cap: int, fixed: bool, n: int
+) -> list[tuple[_End, _End]]:
+    """Refine the end bins of several windows ((lo_end, hi_end, first, last) each), one histogram pass per
+    round for all of them, while a window's range to collect holds more than cap + its width keys.
+
+    ``fixed``: exactly :func:`refinements_needed` rounds (the widest window's), padded with passes that
+    count nothing where the data needed fewer (a round answered from the histogram cache is padded too).
+    """
+    state = [(lo, hi) for lo, hi, _, _ in ends]
+    widths = [last - first + 1 for *_, first, last in ends]
+    rounds = refinements_needed(n, cap) if fixed else _MAX_REFINEMENTS
+    for round_no in range(rounds):
+        todo = [i for i, (lo, hi) in enumerate(state) if _pending(lo, hi) > cap + widths[i]]
+        requests: list[HistogramRequest] = []
+        for i in todo:
+            lo, hi = state[i]
+            if lo.start == hi.start and lo.shift == hi.shift:
+                requests.append(_request(lo))
+            else:
+                requests.extend(_request(e) for e in (lo, hi) if not e.single)
+        before = getattr(backend, "passes", None)
+        hists = backend.histograms(requests) if requests else []
+        made = _made(backend, before, 1 if requests else 0)
+        if fixed and made == 0:
+            _pad_histogram_pass(backend, DIGIT_BITS * (2 - round_no))
+        if not todo and not fixed:
+            break
+        k = 0
+        for i in todo:
+            lo, hi = state[i]
+            first, last = ends[i][2], ends[i][3]
+            if lo.start == hi.start and lo.shift == hi.shift:
+                h = hists[k]
+                k += 1
+                state[i] = (_refine(lo, h, first), _refine(lo, h, last))
+                continue
+            if not lo.single:
+                lo = _refine(lo, hists[k], first)
+                k += 1
+            if not hi.single:
+                hi = _refine(hi, hists[k], last)
+                k += 1
+            state[i] = (lo, hi)
+    return state
+
+
+def _collect_range(lo_end: _End, hi_end: _End) -> tuple[int, int, int]:
+    """(key_lo, key_hi, keys below key_lo) of the range to collect: from the lo-bin to the hi-bin, leaving
+    out an end bin that is a single key (key_lo > key_hi: nothing to collect)."""
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift and lo_end.single:
+        return lo_end.start + 1, lo_end.start, lo_end.below + lo_end.count
     key_lo = lo_end.start + 1 if lo_end.single else lo_end.start
     key_hi = hi_end.stop - 1 if hi_end.single else hi_end.stop
     below = lo_end.below + (lo_end.count if lo_end.single else 0)  # keys under key_lo
-    if key_lo <= key_hi:
-        got = np.sort(backend.collect(key_lo, key_hi))
-        passes += 1
-    else:
-        got = np.empty(0, dtype=np.uint64)
+    return key_lo, key_hi, below
+
+
+def _assemble(n: int, first: int, last: int, lo_end: _End, hi_end: _End, got: NDArray[np.uint64],
+              passes: int) -> RankWindow:  # fmt: skip
+    """The window of ranks first … last from its end bins and the sorted collected keys ``got``."""
+    width = last - first + 1
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift and lo_end.single:
+        # every rank of the window holds the one key
+        values = keys_to_float(np.full(width, lo_end.start, dtype=np.uint64))
+        return RankWindow(n, first, values, lo_end.below, n - lo_end.below - lo_end.count, passes)
+    below = _collect_range(lo_end, hi_end)[2]
     # The sorted keys of the ranks lo_end.below + 1 … hi_end.below + hi_end.count:
     # [lo key × its count if single] + got + [hi key × its count if single]; keep the ranks first … last.
     parts = []
@@ -434,4 +509,95 @@ def select_window(backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20) 
         n_above = n - hi_end.below - hi_end.count
     else:
         n_above = n - below - int(np.searchsorted(got, keys[-1], side="right"))
-    return RankWindow(n, first, keys_to_float(keys), n_below, n_above, _made(backend, made_before, passes))
+    return RankWindow(n, first, keys_to_float(keys), n_below, n_above, passes)
+
+
+def plan_windows(
+    backend: KeyBackend, windows: Sequence[tuple[int, int]], *, cap: int = 1 << 20, fixed: bool = True
+) -> tuple[int, list[tuple[int, int, _End, _End]]]:
+    """n and, per window [lo, hi], (first, last, lo_end, hi_end): the top histogram (remembered by a
+    caching backend) and the refinement rounds of :func:`select_window`, done for all windows at once."""
+    _check_cap(cap)
+    top = backend.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0]
+    n = int(top.sum())
+    spans = [_clip(n, lo, hi) for lo, hi in windows]
+    live = [(first, last) for first, last in spans if first <= last]
+    ends = [
+        (_locate(top, 0, _TOP_SHIFT, 0, f), _locate(top, 0, _TOP_SHIFT, 0, last), f, last) for f, last in live
+    ]
+    refined = iter(_refine_ends(backend, ends, cap, fixed, n) if ends else [])
+    out = []
+    for first, last in spans:
+        if first <= last:
+            lo_end, hi_end = next(refined)
+        else:
+            lo_end = hi_end = _End(start=0, shift=0, below=0, count=0)
+        out.append((first, last, lo_end, hi_end))
+    return n, out
+
+
+def select_window(
+    backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20, fixed: bool = True
+) -> RankWindow:
+    """The exact window of ranks [lo, hi] ∩ [1, n] of the backend's data, by radix-histogram selection.
+
+    Bit-equal to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Passes: 1 histogram pass (which also gives n;
+    remembered by a caching backend), then refinement passes while the range to collect holds more than
+    ``cap + (hi − lo + 1)`` keys, and one collect pass. ``fixed=True`` (default, the release paths): the
+    number of passes depends on n, the width and the cap only (:func:`refinements_needed` refinement passes,
+    always one collect pass), padded with passes that read every record and keep nothing where the data
+    needed fewer; ``fixed=False``: as few as the data need (at most 5, typically 2; none to collect when
+    the window is one tied value). Driver memory O(2^16 + cap + (hi − lo + 1)), whatever the ties.
+    See the module docstring for the algorithm and the proof of exactness.
+    """
+    made_before = getattr(backend, "passes", None)
+    n, ((first, last, lo_end, hi_end),) = plan_windows(backend, [(lo, hi)], cap=cap, fixed=fixed)
+    calls = 1 + (refinements_needed(n, cap) if fixed and first <= last else 0)
+    if last < first:
+        if fixed and n > 0:
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+        return _empty(n, first, _made(backend, made_before, calls))
+    key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
+    if key_lo <= key_hi:
+        got = np.sort(backend.collect(key_lo, key_hi))
+        calls += 1
+    else:
+        got = np.empty(0, dtype=np.uint64)
+        if fixed:  # nothing to collect (the window is one key, or two adjacent ones): the same pass anyway
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+    return _assemble(n, first, last, lo_end, hi_end, got, _made(backend, made_before, calls))
+
+
+def select_beyond(
+    backend: CachingBackend, window: RankWindow, width: int, point: float, *, cap: int = 1 << 20
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Probe]:
+    """The ``width`` records just below ``window``'s first value and just above its last, sorted and
+    padded with ∓inf to ``width`` each (:mod:`smoothdp.scale.beyond`), and the :class:`Probe` of ``point``.
+
+    The ranks are [n_below − width + 1, n_below] and [n − n_above + 1, n − n_above + width]: found on the
+    remembered top histogram (and :func:`refinements_needed` refinement passes for both at once, padded),
+    then ONE pass collects both key ranges and probes the point, whatever the data.
+    """
+    n = window.n
+    lo_ranks = (window.n_below - width + 1, window.n_below)
+    hi_ranks = (n - window.n_above + 1, n - window.n_above + width)
+    _, plans = plan_windows(backend, [lo_ranks, hi_ranks], cap=cap, fixed=True)
+    ranges = []
+    for first, last, lo_end, hi_end in plans:
+        if first > last:
+            ranges.append((1, 0))
+        else:
+            key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
+            ranges.append((key_lo, key_hi))
+    got, probe = backend.collect_and_probe(ranges, point)
+    sides = []
+    for (first, last, lo_end, hi_end), keys in zip(plans, got, strict=True):
+        if first > last:
+            sides.append(np.empty(0))
+        else:
+            sides.append(_assemble(n, first, last, lo_end, hi_end, np.sort(keys), 0).values)
+    low = np.concatenate((np.full(width - sides[0].size, -np.inf), sides[0]))
+    high = np.concatenate((sides[1], np.full(width - sides[1].size, np.inf)))
+    return low, high, probe
