@@ -86,7 +86,7 @@ def test_equal_work_on_dask(name: str, pair: str) -> None:
 def test_default_median_reads_a_window_of_public_size() -> None:
     """The audit's break: the default median read a whole tie run crossing its window (and all-equal
     data made the smooth-sensitivity search read every rank). Both now read the same public amount."""
-    x, y = _pairs()["tie run crossing the window"]
+    x, _ = _pairs()["tie run crossing the window"]
     em = _counts(RELEASES["median (exponential)"], x, 0)
     assert em["window_records"] < N // 4 and em["data_passes"] == 2 and em.get("sorted_records", 0) == 0
     equal, moved = _pairs()["all equal vs one moved"]

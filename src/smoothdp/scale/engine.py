@@ -245,11 +245,12 @@ class InMemoryRecords(Records):
             low, high = beyond_sorted(self._sorted, float(window.values[0]), float(window.values[-1]), width)
             return low, high, probe_sorted(self._sorted, point)
         first, last = window.first, window.last
+        part: NDArray[np.float64] | None = None
         if self._partition is not None and self._partition[:2] == (first, last):
             part = self._partition[2]
         else:  # the window's partition again (public ranks)
             part = partition_window(self.values, first, last)[1]
-            assert part is not None
+        assert part is not None
         low, high = beyond_of_partition(part, first, last, width)
         return low, high, probe_keys(float_keys(self.values), point)
 
