@@ -100,15 +100,16 @@ def test_broken_twin_a_data_dependent_step_is_caught(monkeypatch: Any) -> None:
     comparison of counts must see it."""
     from smoothdp.scale import engine
 
-    real = engine.Records.window
+    real = engine.Records.window_beyond
 
-    def widened(self: Any, lo: int, hi: int) -> Any:
-        out = real(self, lo, hi)
-        if out.values.size and out.n_below + 1 < out.first:  # a run crosses the window's low end
-            tally("window_records", out.first - out.n_below)
+    def widened(self: Any, lo: int, hi: int, width: int) -> Any:
+        out = real(self, lo, hi, width)
+        window = out[0]
+        if window.values.size and window.n_below + 1 < window.first:  # a run crosses the low end
+            tally("window_records", window.first - window.n_below)
         return out
 
-    monkeypatch.setattr(engine.Records, "window", widened)
+    monkeypatch.setattr(engine.Records, "window_beyond", widened)
     x, y = _pairs()["all equal vs one moved"]
     assert _counts(RELEASES["median (exponential)"], x, 1) != _counts(RELEASES["median (exponential)"], y, 1)
 

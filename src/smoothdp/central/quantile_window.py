@@ -7,23 +7,25 @@ probability proportional to its float weight Ŵ: an open gap j = (x_(j), x_(j+1)
 statistics (x_(0) = lower, x_(n+1) = upper), weight ≈ μ(gap)·e^{−coef·|j − t|}, or a lattice atom at a
 distinct data value (a *knot*), weight ≈ c·e^{−coef·dist}; μ = Lebesgue + c·(lattice counting measure).
 
-Work, whatever the data (public: n, ε, the bounds, q):
+Work (public: n, ε, the bounds, q), the same on every data set except in the outside round (step 4):
 
-1. one window of ranks [a, b] = [r − w, r + w] (w from n and ε, :func:`window_half_width`);
-2. ONE pass (:meth:`~smoothdp.scale.engine.Records.beyond`) that reads the w records just below x_(a) and
-   the w just above x_(b), beyond the runs of tied values at the window's ends (a run's extent is known
-   from the window's exact counts; the run itself is never read), padded where fewer exist, and probes one
-   point y drawn before it (below);
-3. one exact categorical draw over the outcomes of the explicit value range (the three windows) and one
+1. one window of ranks [a, b] = [r − w, r + w] (w from n and ε, :func:`window_half_width`) fetched with
+   the w records just below x_(a) and the w just above x_(b), beyond the runs of tied values at the
+   window's ends (:meth:`~smoothdp.scale.engine.Records.window_beyond`: a run's extent is known from the
+   window's exact counts and the run itself is never read; a side with fewer records is padded);
+2. one exact categorical draw over the outcomes of the explicit value range (the three windows) and one
    *outside* pseudo-outcome of weight Û ≥ Û_L + Û_R, where Û_L = μ(S_L)·e^{−coef·d_L + 2η + 2^-20}
-   bounds the weight of every outcome left of the left window (d_L: its least rank distance), S_L =
+   bounds the weight of every outcome left of the explicit range (d_L: its least rank distance), S_L =
    [lower, x_(a)); likewise on the right;
-4. the point y of step 2 was drawn from ν = (Û_L·μ|S_L/μ(S_L) + Û_R·μ|S_R/μ(S_R))/(Û_L + Û_R) (or from μ on
-   the bounds, discarded, when there is no outside part): if the draw is the outside pseudo-outcome, y's
-   outcome o is accepted with probability Ŵ(o)/(Û·ν(o)) ≤ 1 (exact rationals), and a y inside the explicit
-   range is rejected. Each outside outcome is output with probability exactly Ŵ(o)/Z, Z = ΣŴ(explicit) + Û.
-5. on a rejection, one draw of the whole-data sampler (same law; it reads every record): the only step
-   whose work depends on the data, with probability at most Û/Z (docs/theory/floating-point.md#timing).
+3. an explicit outcome is drawn with probability Ŵ(o)/Z, Z = ΣŴ(explicit) + Û, and output (no more work);
+4. the outside round, with probability Û/Z: a point y drawn from ν = (Û_L·μ|S_L/μ(S_L) +
+   Û_R·μ|S_R/μ(S_R))/(Û_L + Û_R), its outcome o found by one probe pass over the records
+   (:meth:`~smoothdp.scale.engine.Records.probe`), accepted with probability Ŵ(o)/(Û·ν(o)) ≤ 1 (exact
+   rationals; a y inside the explicit range is rejected), so each outside outcome is output with
+   probability exactly Ŵ(o)/Z; on a rejection, one draw of the whole-data sampler (same law; it sorts
+   every record). This round is the only work that depends on the data, and it happens with probability
+   Û/Z: below 2^-60 unless records are packed at the float resolution around the quantile
+   (docs/theory/floating-point.md#timing).
 """
 
 from __future__ import annotations
@@ -215,7 +217,7 @@ def _bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator)
 
 
 class _OutsidePoint:
-    """A point y of ν on one outside part S = [lower, x_(a)) or (x_(b), upper], drawn before the probe pass:
+    """A point y of ν on one outside part S = [lower, x_(a)) or (x_(b), upper], drawn in the outside round:
     an atom (a lattice point, exact float) or a continuum point known as the float f just below it."""
 
     def __init__(
@@ -275,7 +277,7 @@ def sample_em_windowed(
     r = math.ceil(target)
     w = window_half_width(n, coef) if half_width is None else half_width
     a, b = max(1, r - w), min(n, r + w)
-    win = records.window(a, b)
+    win, low, high = records.window_beyond(a, b, w)
     # The outside parts: records beyond the w read past the window's end runs. Their outcomes have at most
     # n_below − w records at or below them (left), at least n − n_above + w below them (right).
     parts: list[tuple[str, float, float, Fraction, float]] = []
@@ -291,22 +293,6 @@ def sample_em_windowed(
             ("right", x_b, upper, mass, _log_region_bound(mass, n - win.n_above + w - target, coef, eta))
         )
     parts = [p for p in parts if p[3] > 0]
-    words = _words(lower, upper)
-    bounds: list[Fraction] = []
-    # One point y of ν, drawn now so that the same pass can probe it (a discarded draw when no part exists).
-    if parts:
-        bounds = _dyadic(np.array([p[4] for p in parts]))
-        side = 0
-        if len(parts) == 2:
-            p_left = bounds[0] / (bounds[0] + bounds[1])
-            side = 0 if _bernoulli(p_left.numerator, p_left.denominator, rng) else 1
-        name, lo, hi, mass, _ = parts[side]
-        point = _OutsidePoint(name, lo, hi, mass, lattice, words, rng)
-    else:
-        dummy = _region_mass(lower, upper, lattice, closed_low=True)
-        point = _OutsidePoint("left", lower, upper, dummy, lattice, words, rng)
-    low, high, probe = records.beyond(win, w, point.point)
-    tally("region_rounds")
     vals, below, at_most = _explicit_range(
         win.values, win.first, n, win.n_below, win.n_above, low, high, lower, upper
     )
@@ -319,6 +305,16 @@ def sample_em_windowed(
     idx = exact_categorical(logw, rng)
     if idx < size:
         return _draw_explicit(explicit, idx, lattice, grid, rng, numerics)
+    # The outside round (probability Û/Z): a point y of ν, its outcome found by one probe pass.
+    tally("region_rounds")
+    bounds = _dyadic(np.array([p[4] for p in parts]))
+    side = 0
+    if len(parts) == 2:
+        p_left = bounds[0] / (bounds[0] + bounds[1])
+        side = 0 if _bernoulli(p_left.numerator, p_left.denominator, rng) else 1
+    name, lo, hi, mass, _ = parts[side]
+    point = _OutsidePoint(name, lo, hi, mass, lattice, _words(lower, upper), rng)
+    probe = records.probe(point.point)
     k_all, f_all = _dyadic_parts(logw)
     u_hat = Fraction(float(f_all[idx])) * Fraction(2) ** int(k_all[idx])
     value = _accept_outside(

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
 from smoothdp.scale.keys import float_keys
-from smoothdp.scale.selection import RankWindow, partition_window, window_sorted
+from smoothdp.scale.selection import RankWindow, partition_ranks, partition_window, window_sorted
 from smoothdp.validation import clip_or_check, impute_missing, prepare_records
 from smoothdp.work import tally
 
@@ -136,20 +136,39 @@ class Records(ABC):
         """Whole-data passes of one in-memory window fetch (a selection over the n records)."""
         return 1
 
-    def beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
-        """In ONE pass: the ``width`` records just below ``window``'s first value and just above its last
-        (sorted, padded with ∓inf to ``width`` each) and the :class:`~smoothdp.scale.beyond.Probe` of
-        ``point`` (``window``: fetched from these records).
+    def window_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        """The window of ranks [lo, hi] and the ``width`` records just below its first value and just above
+        its last (sorted, padded with −inf / +inf to ``width`` each): always fetched, with the same work
+        on every data set of n records (in memory: one partition and one scan of the records outside the
+        window; on Dask: the passes of one window). docs/theory/quantiles.md#sampling-from-a-window-of-ranks
+        has the use of it."""
+        lo, hi, width = max(int(lo), 1), min(int(hi), self.n), int(width)
+        window, low, high = self._fetch_beyond(lo, hi, width)
+        self.passes += window.passes
+        _tally_pass(self, window.passes if self.engine == "dask" else self._memory_passes() + 1)
+        tally("window_records", window.values.size + 2 * width)
+        self._cache = [window, *self._cache[:3]]
+        return window, low, high
 
-        docs/theory/quantiles.md#sampling-from-a-window-of-ranks has the use of it."""
-        low, high, probe = self._beyond(window, int(width), float(point))
-        _tally_pass(self, 1)
-        tally("window_records", 2 * int(width))
+    def probe(self, point: float) -> Probe:
+        """The :class:`~smoothdp.scale.beyond.Probe` of ``point``: #{x < p}, #{x ≤ p}, max{x < p},
+        min{x > p}, in one pass over the records (the windowed sampler's outside round only)."""
+        probe, passes = self._probe(float(point))
+        self.passes += passes
+        _tally_pass(self, passes)
         tally("probe_points")
-        return low, high, probe
+        return probe
 
     @abstractmethod
-    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]: ...
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]: ...
+
+    @abstractmethod
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        """The probe and the passes it cost (data passes, counted on every engine)."""
 
     @abstractmethod
     def _fetch(self, lo: int, hi: int) -> RankWindow: ...
@@ -190,6 +209,16 @@ def sub_window(w: RankWindow, lo: int, hi: int) -> RankWindow:
     return RankWindow(n=w.n, first=lo, values=vals, n_below=below, n_above=above)
 
 
+def _sorted_window_beyond(
+    sorted_x: NDArray[np.float64], lo: int, hi: int, width: int
+) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+    window = window_sorted(sorted_x, lo, hi)
+    if window.values.size == 0:
+        return window, np.full(width, -np.inf), np.full(width, np.inf)
+    low, high = beyond_sorted(sorted_x, float(window.values[0]), float(window.values[-1]), width)
+    return window, low, high
+
+
 class SortedRecords(Records):
     """Records held sorted in memory."""
 
@@ -202,11 +231,13 @@ class SortedRecords(Records):
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         return window_sorted(self.values, lo, hi)
 
-    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
-        if window.values.size == 0:
-            return np.full(width, -np.inf), np.full(width, np.inf), probe_sorted(self.values, point)
-        low, high = beyond_sorted(self.values, float(window.values[0]), float(window.values[-1]), width)
-        return low, high, probe_sorted(self.values, point)
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        return _sorted_window_beyond(self.values, lo, hi, width)
+
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        return probe_sorted(self.values, point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         from smoothdp.central.statistics import exact_sum
@@ -220,15 +251,20 @@ class SortedRecords(Records):
 
 
 class InMemoryRecords(Records):
-    """Records held unsorted in memory: each window is one O(n) selection, never a full sort."""
+    """Records held unsorted in memory: each window is one O(n) selection, never a full sort.
+
+    ``owned=True``: ``values`` is an array of this object alone (the prepared copy made by
+    :func:`as_records`), which selections may reorder in place (no copy of the n records per window; the
+    records' order carries nothing here). Otherwise it is never written.
+    """
 
     engine: ClassVar[str] = "numpy"
 
-    def __init__(self, values: NDArray[np.float64]) -> None:
+    def __init__(self, values: NDArray[np.float64], *, owned: bool = False) -> None:
         super().__init__(values.size)
         self.values = values
+        self.owned = bool(owned) and values.dtype == np.float64 and values.ndim == 1
         self._sorted: NDArray[np.float64] | None = None
-        self._partition: tuple[int, int, NDArray[np.float64]] | None = None  # the last fetch's
 
     def _memory_passes(self) -> int:
         return 0 if self._sorted is not None else 1
@@ -236,23 +272,25 @@ class InMemoryRecords(Records):
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         if self._sorted is not None:
             return window_sorted(self._sorted, lo, hi)
-        window, part = partition_window(self.values, lo, hi)
-        self._partition = None if part is None else (window.first, window.last, part)
-        return window
+        return partition_window(self.values, lo, hi, overwrite=self.owned)[0]
 
-    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
         if self._sorted is not None:
-            low, high = beyond_sorted(self._sorted, float(window.values[0]), float(window.values[-1]), width)
-            return low, high, probe_sorted(self._sorted, point)
-        first, last = window.first, window.last
-        part: NDArray[np.float64] | None = None
-        if self._partition is not None and self._partition[:2] == (first, last):
-            part = self._partition[2]
-        else:  # the window's partition again (public ranks)
-            part = partition_window(self.values, first, last)[1]
-        assert part is not None
-        low, high = beyond_of_partition(part, first, last, width)
-        return low, high, probe_keys(float_keys(self.values), point)
+            return _sorted_window_beyond(self._sorted, lo, hi, width)
+        first, last, part = partition_ranks(self.values, lo, hi, overwrite=self.owned)
+        if part is None:
+            return partition_window(self.values, lo, hi)[0], np.full(width, -np.inf), np.full(width, np.inf)
+        nonnegative = self.bounds is not None and self.bounds[0] >= 0.0  # public: then every record ≥ +0
+        low, high, below, above = beyond_of_partition(part, first, last, width, nonnegative=nonnegative)
+        values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
+        return RankWindow(self.n, first, values, below, above), low, high
+
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        if self._sorted is not None:
+            return probe_sorted(self._sorted, point), 1
+        return probe_keys(float_keys(self.values), point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         from smoothdp.central.statistics import exact_sum
@@ -287,15 +325,15 @@ class DaskRecords(Records):
 
         return select_window(self.backend, lo, hi)
 
-    def _beyond(self, window: RankWindow, width: int, point: float) -> tuple[Any, Any, Probe]:
-        from smoothdp.scale.selection import select_beyond
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        from smoothdp.scale.selection import select_window_beyond
 
-        before = self.backend.passes
-        out = select_beyond(self.backend, window, width, point)
-        made = self.backend.passes - before
-        self.passes += made
-        _tally_pass(self, made - 1)  # the combined pass itself is counted by Records.beyond
-        return out
+        return select_window_beyond(self.backend, lo, hi, width)
+
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        return self.backend.probe(point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         _tally_pass(self, 1)
@@ -377,7 +415,7 @@ def _new_records(
         arr = prepare_records(x, lower, upper, clip=clip, name=name, min_size=min_size)
         if arr.size <= 1:
             return SortedRecords(arr)
-        return InMemoryRecords(arr)
+        return InMemoryRecords(arr, owned=True)  # the prepared array is a fresh copy
     import dask.array as da
 
     if is_dask_collection(x):

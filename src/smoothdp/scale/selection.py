@@ -39,13 +39,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.scale.beyond import Probe, collect_probe_block
+from smoothdp.scale.backends import (
+    DIGIT_BITS,
+    NBINS,
+    TOP_SHIFT,
+    BlockBackend,
+    CachingBackend,
+    HistogramRequest,
+    KeyBackend,
+    block_histograms,
+    collect_block,
+    exact_sum_between,
+)
 from smoothdp.scale.keys import KEY_MAX, float_keys, keys_to_float
 
 __all__ = [
@@ -58,20 +67,17 @@ __all__ = [
     "RankWindow",
     "block_histograms",
     "collect_block",
+    "count_beyond",
     "exact_sum_between",
+    "partition_ranks",
     "partition_window",
     "plan_windows",
     "refinements_needed",
-    "select_beyond",
     "select_window",
+    "select_window_beyond",
     "window_in_memory",
     "window_sorted",
 ]
-
-#: Bits of key resolved per histogram pass, and the number of bins of a histogram.
-DIGIT_BITS = 16
-NBINS = 1 << DIGIT_BITS
-_TOP_SHIFT = 64 - DIGIT_BITS
 
 
 @dataclass(frozen=True, eq=False)  # eq=False: no elementwise array comparison in ==; identity semantics
@@ -143,208 +149,58 @@ def window_in_memory(x: ArrayLike, lo: int, hi: int) -> RankWindow:
     return partition_window(x, lo, hi)[0]
 
 
-def partition_window(x: ArrayLike, lo: int, hi: int) -> tuple[RankWindow, NDArray[np.float64] | None]:
+def partition_ranks(
+    x: ArrayLike, lo: int, hi: int, *, overwrite: bool = False
+) -> tuple[int, int, NDArray[np.float64] | None]:
+    """(first, last, part): [lo, hi] ∩ [1, n] and x partitioned by ``np.partition`` at kth = (first − 1,
+    last − 1), which puts x_(first) and x_(last) at their sorted places with every value between them in
+    between (part None for an empty window). ``part`` is a copy of x, or x itself reordered when
+    ``overwrite`` (x a float64 array the caller owns; no copy, no new memory). Always two kth (equal ones
+    for one rank): numpy's kernel for a single kth is many times slower on some arrays of tied values.
+    """
+    a = np.asarray(x, dtype=np.float64)
+    in_place = overwrite and a is x and a.ndim == 1 and a.flags.c_contiguous and a.flags.writeable
+    a = a.ravel()
+    first, last = _clip(int(a.size), lo, hi)
+    if last < first:
+        return first, last, None
+    if in_place:
+        a.partition([first - 1, last - 1])
+        return first, last, a
+    return first, last, np.partition(a, [first - 1, last - 1])
+
+
+def count_beyond(values: NDArray[np.float64], threshold: float, *, below: bool) -> int:
+    """#{x < threshold} (``below``) or #{x > threshold}, block by block (no array of n flags)."""
+    flags = np.empty(min(values.size, _COUNT_BLOCK), dtype=bool)
+    compare = np.less if below else np.greater
+    total = 0
+    for start in range(0, values.size, _COUNT_BLOCK):
+        part = values[start : start + _COUNT_BLOCK]
+        total += int(np.count_nonzero(compare(part, threshold, out=flags[: part.size])))
+    return total
+
+
+#: Records per block of :func:`count_beyond`.
+_COUNT_BLOCK = 1 << 16
+
+
+def partition_window(
+    x: ArrayLike, lo: int, hi: int, *, overwrite: bool = False
+) -> tuple[RankWindow, NDArray[np.float64] | None]:
     """The window of ranks [lo, hi] ∩ [1, n] of an unsorted array (no NaN), in O(n) without a full sort.
 
-    ``np.partition`` with kth = (lo − 1, hi − 1) puts x_(lo) and x_(hi) at their sorted places with every
-    value between them in between; only that middle slice is sorted. ``n_below`` / ``n_above`` count the
+    :func:`partition_ranks`, then only the middle slice is sorted; ``n_below`` / ``n_above`` count the
     values of the two outer parts strictly beyond the window's ends (the other parts cannot be). Equal, bit
-    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Also returns the partitioned copy of x
-    (None for an empty window).
+    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Also returns the partitioned array.
     """
-    a = np.asarray(x, dtype=np.float64).ravel()
-    n = int(a.size)
-    first, last = _clip(n, lo, hi)
-    if last < first:
-        return _empty(n, first, 0), None
-    kth = [first - 1] if first == last else [first - 1, last - 1]
-    part = np.partition(a, kth)
+    first, last, part = partition_ranks(x, lo, hi, overwrite=overwrite)
+    if part is None:
+        return _empty(int(np.size(x)), first, 0), None
     values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
-    n_below = int(np.count_nonzero(part[: first - 1] < values[0]))
-    n_above = int(np.count_nonzero(part[last:] > values[-1]))
-    return RankWindow(n=n, first=first, values=values, n_below=n_below, n_above=n_above), part
-
-
-class HistogramRequest(NamedTuple):
-    """Histogram the keys k with ``key_lo ≤ k ≤ key_hi`` by their digit ``(k >> shift) & 0xFFFF``."""
-
-    key_lo: int
-    key_hi: int
-    shift: int
-
-
-@runtime_checkable
-class KeyBackend(Protocol):
-    """A data source for :func:`select_window`: each method is ONE pass over the data (keys made per block).
-
-    The data are doubles without NaN (±inf allowed); keys are :func:`~smoothdp.scale.keys.float_keys`.
-    """
-
-    def count(self) -> int:
-        """The number of records."""
-        ...
-
-    def histograms(self, requests: Sequence[HistogramRequest]) -> list[NDArray[np.int64]]:
-        """One pass: per request, the int64 counts (length 2^16) of the digits of the keys in its range."""
-        ...
-
-    def collect(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        """One pass: every key k with ``key_lo ≤ k ≤ key_hi`` (with repetitions, in any order)."""
-        ...
-
-    def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
-        """One pass: the exact Σ x over the records with ``lo_value < x < hi_value``."""
-        ...
-
-
-def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-    """The digit histograms of one block: an int64 array of shape (len(requests), 2^16).
-
-    The per-block kernel of :meth:`KeyBackend.histograms` (blocks' results add up). Vectorized: keys of the
-    block, a range mask per request, ``np.bincount`` of the 16-bit digits.
-    """
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
-    out = np.zeros((len(requests), NBINS), dtype=np.int64)
-    for j, (key_lo, key_hi, shift) in enumerate(requests):
-        if not 0 <= key_lo <= key_hi <= KEY_MAX or not 0 <= shift <= _TOP_SHIFT:
-            raise ValueError(f"invalid histogram request {(key_lo, key_hi, shift)!r}")
-        sel = keys
-        if key_lo > 0 or key_hi < KEY_MAX:
-            # One unsigned comparison for both ends: k − key_lo wraps above key_hi − key_lo if k < key_lo.
-            offset = keys - np.uint64(key_lo)
-            sel = keys[offset <= np.uint64(key_hi - key_lo)]
-        digits = sel >> np.uint64(shift)
-        if shift < _TOP_SHIFT:
-            digits &= np.uint64(NBINS - 1)
-        out[j] = np.bincount(digits.astype(np.intp), minlength=NBINS)
-    return out
-
-
-def collect_block(block: ArrayLike, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-    """The keys of one block in [key_lo, key_hi] (the per-block kernel of :meth:`KeyBackend.collect`)."""
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
-    offset = keys - np.uint64(key_lo)
-    out: NDArray[np.uint64] = keys[offset <= np.uint64(key_hi - key_lo)]
-    return out
-
-
-def exact_sum_between(block: ArrayLike, lo_value: float, hi_value: float) -> Fraction:
-    """The exact Σ x over the values of one block with ``lo_value < x < hi_value`` (the open interval).
-
-    The per-block kernel of :meth:`KeyBackend.exact_sum_open` (blocks' Fractions add up). The values summed
-    are finite: the open interval excludes ±inf whatever its ends.
-    """
-    from smoothdp.central.statistics import exact_sum  # lazy: central imports may come to import scale
-
-    x = np.asarray(block, dtype=np.float64).ravel()
-    return exact_sum(x[(x > lo_value) & (x < hi_value)])
-
-
-class CachingBackend(KeyBackend):
-    """A :class:`KeyBackend` that counts its passes and remembers its histograms (the data never change).
-
-    Subclasses implement one pass each: :meth:`_histogram_pass`, :meth:`_collect_pass`, :meth:`_sum_pass`.
-    ``histograms`` answers a request it has answered before from memory (the last
-    :attr:`MAX_CACHED` requests, 512 KiB each), so a second :func:`select_window` on the same backend (a wider
-    window, for a smooth-sensitivity cutoff further out) costs no histogram pass in the usual case: only the
-    collect pass repeats. ``count`` is the total of the top histogram (one pass that also serves the next
-    selection) unless a subclass knows n without a pass. :attr:`passes` counts the passes actually made.
-    """
-
-    #: How many histograms are remembered (first in, first out).
-    MAX_CACHED: int = 16
-
-    def __init__(self) -> None:
-        self.passes = 0
-        self._cache: dict[HistogramRequest, NDArray[np.int64]] = {}
-
-    def _histogram_pass(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-        """One pass: the (len(requests), 2^16) int64 histograms."""
-        raise NotImplementedError
-
-    def _collect_pass(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        raise NotImplementedError
-
-    def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
-        raise NotImplementedError
-
-    def count(self) -> int:
-        return int(self.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0].sum())
-
-    def histograms(self, requests: Sequence[HistogramRequest]) -> list[NDArray[np.int64]]:
-        reqs = [HistogramRequest(int(r[0]), int(r[1]), int(r[2])) for r in requests]
-        missing = list(dict.fromkeys(r for r in reqs if r not in self._cache))
-        if missing:
-            got = self._histogram_pass(missing)
-            self.passes += 1
-            for r, h in zip(missing, got, strict=True):
-                self._cache[r] = h
-            while len(self._cache) > max(self.MAX_CACHED, len(reqs)):
-                del self._cache[next(iter(self._cache))]
-        return [self._cache[r].copy() for r in reqs]
-
-    def uncached_histograms(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-        """One histogram pass, never answered from (nor kept in) the cache: a selection's padding pass."""
-        self.passes += 1
-        return self._histogram_pass([HistogramRequest(int(r[0]), int(r[1]), int(r[2])) for r in requests])
-
-    def collect(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        self.passes += 1
-        return self._collect_pass(int(key_lo), int(key_hi))
-
-    def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
-        self.passes += 1
-        return self._sum_pass(float(lo_value), float(hi_value))
-
-    def collect_and_probe(
-        self, ranges: Sequence[tuple[int, int]], point: float
-    ) -> tuple[list[NDArray[np.uint64]], Probe]:
-        """One pass: the keys in each key range (empty when lo > hi) and the :class:`Probe` of ``point``."""
-        self.passes += 1
-        return self._collect_probe_pass(tuple((int(a), int(b)) for a, b in ranges), float(point))
-
-    def _collect_probe_pass(
-        self, ranges: tuple[tuple[int, int], ...], point: float
-    ) -> tuple[list[NDArray[np.uint64]], Probe]:
-        raise NotImplementedError
-
-
-class BlockBackend(CachingBackend):
-    """A :class:`KeyBackend` over a sequence of 1-D float64 numpy blocks (in-process; no NaN, ±inf allowed).
-
-    Each pass loops over the blocks (not over the values), making the keys of one block at a time: the keys of
-    all data are never held at once.
-    """
-
-    def __init__(self, blocks: Sequence[ArrayLike]) -> None:
-        super().__init__()
-        self._blocks = [np.asarray(b, dtype=np.float64).ravel() for b in blocks]
-
-    def count(self) -> int:
-        return sum(int(b.size) for b in self._blocks)
-
-    def _histogram_pass(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-        total = np.zeros((len(requests), NBINS), dtype=np.int64)
-        for b in self._blocks:
-            total += block_histograms(b, requests)
-        return total
-
-    def _collect_pass(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        parts = [collect_block(b, key_lo, key_hi) for b in self._blocks]
-        return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
-
-    def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
-        return sum((exact_sum_between(b, lo_value, hi_value) for b in self._blocks), Fraction(0))
-
-    def _collect_probe_pass(
-        self, ranges: tuple[tuple[int, int], ...], point: float
-    ) -> tuple[list[NDArray[np.uint64]], Probe]:
-        parts = [collect_probe_block(b, ranges, point) for b in self._blocks]
-        keys = [
-            np.concatenate([p[0][i] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
-            for i in range(len(ranges))
-        ]
-        return keys, Probe.combine([p[1] for p in parts])
+    n_below = count_beyond(part[: first - 1], float(values[0]), below=True)
+    n_above = count_beyond(part[last:], float(values[-1]), below=False)
+    return RankWindow(n=part.size, first=first, values=values, n_below=n_below, n_above=n_above), part
 
 
 @dataclass(frozen=True)
@@ -518,12 +374,12 @@ def plan_windows(
     """n and, per window [lo, hi], (first, last, lo_end, hi_end): the top histogram (remembered by a
     caching backend) and the refinement rounds of :func:`select_window`, done for all windows at once."""
     _check_cap(cap)
-    top = backend.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0]
+    top = backend.histograms([HistogramRequest(0, KEY_MAX, TOP_SHIFT)])[0]
     n = int(top.sum())
     spans = [_clip(n, lo, hi) for lo, hi in windows]
     live = [(first, last) for first, last in spans if first <= last]
     ends = [
-        (_locate(top, 0, _TOP_SHIFT, 0, f), _locate(top, 0, _TOP_SHIFT, 0, last), f, last) for f, last in live
+        (_locate(top, 0, TOP_SHIFT, 0, f), _locate(top, 0, TOP_SHIFT, 0, last), f, last) for f, last in live
     ]
     refined = iter(_refine_ends(backend, ends, cap, fixed, n) if ends else [])
     out = []
@@ -570,34 +426,38 @@ def select_window(
     return _assemble(n, first, last, lo_end, hi_end, got, _made(backend, made_before, calls))
 
 
-def select_beyond(
-    backend: CachingBackend, window: RankWindow, width: int, point: float, *, cap: int = 1 << 20
-) -> tuple[NDArray[np.float64], NDArray[np.float64], Probe]:
-    """The ``width`` records just below ``window``'s first value and just above its last, sorted and
-    padded with ∓inf to ``width`` each (:mod:`smoothdp.scale.beyond`), and the :class:`Probe` of ``point``.
+def select_window_beyond(
+    backend: KeyBackend, lo: int, hi: int, width: int, *, cap: int = 1 << 20
+) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+    """The window of ranks [lo, hi] (as :func:`select_window`, ``fixed=True``) and, in its collect pass,
+    the ``width`` largest records < its first value and the ``width`` smallest > its last, sorted and padded
+    with −inf / +inf to ``width`` each (:mod:`smoothdp.scale.beyond`).
 
-    The ranks are [n_below − width + 1, n_below] and [n − n_above + 1, n − n_above + width]: found on the
-    remembered top histogram (and :func:`refinements_needed` refinement passes for both at once, padded),
-    then ONE pass collects both key ranges and probes the point, whatever the data.
+    The same passes as :func:`select_window`: the collect pass also returns, per block, the ``width``
+    largest keys below the lo-bin and smallest above the hi-bin. The records < x_(lo) are those below the
+    lo-bin and the collected ones < x_(lo) (the lo-bin is collected unless it is the single key x_(lo)), so
+    the ``width`` largest of both are the ``width`` largest records < x_(lo); likewise above.
     """
-    n = window.n
-    lo_ranks = (window.n_below - width + 1, window.n_below)
-    hi_ranks = (n - window.n_above + 1, n - window.n_above + width)
-    _, plans = plan_windows(backend, [lo_ranks, hi_ranks], cap=cap, fixed=True)
-    ranges = []
-    for first, last, lo_end, hi_end in plans:
-        if first > last:
-            ranges.append((1, 0))
-        else:
-            key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
-            ranges.append((key_lo, key_hi))
-    got, probe = backend.collect_and_probe(ranges, point)
-    sides = []
-    for (first, last, lo_end, hi_end), keys in zip(plans, got, strict=True):
-        if first > last:
-            sides.append(np.empty(0))
-        else:
-            sides.append(_assemble(n, first, last, lo_end, hi_end, np.sort(keys), 0).values)
-    low = np.concatenate((np.full(width - sides[0].size, -np.inf), sides[0]))
-    high = np.concatenate((sides[1], np.full(width - sides[1].size, np.inf)))
-    return low, high, probe
+    made_before = getattr(backend, "passes", None)
+    n, ((first, last, lo_end, hi_end),) = plan_windows(backend, [(lo, hi)], cap=cap, fixed=True)
+    calls = 1 + (refinements_needed(n, cap) if first <= last else 0)
+    pads = np.full(width, -np.inf), np.full(width, np.inf)
+    if last < first:
+        if n > 0:
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+        return _empty(n, first, _made(backend, made_before, calls)), *pads
+    key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
+    if key_lo > key_hi:  # nothing to collect (the window is one key, or two adjacent ones)
+        key_lo = key_hi = _ABSENT_KEY
+    got, below, above = backend.collect_beyond(key_lo, key_hi, lo_end.start, hi_end.stop, width)
+    got = np.sort(got)
+    window = _assemble(n, first, last, lo_end, hi_end, got, _made(backend, made_before, calls + 1))
+    k_first, k_last = (int(k) for k in float_keys(window.values[[0, -1]]))
+    near_low = got[: int(np.searchsorted(got, np.uint64(k_first), side="left"))]
+    near_high = got[int(np.searchsorted(got, np.uint64(k_last), side="right")) :]
+    low = keys_to_float(np.concatenate((below, near_low))[-width:] if width else below[:0])
+    high = keys_to_float(np.concatenate((near_high, above))[:width])
+    low = np.concatenate((pads[0][: width - low.size], low))
+    high = np.concatenate((high, pads[1][: width - high.size]))
+    return window, low, high
