@@ -22,10 +22,11 @@ Counter names (see docs/theory/floating-point.md#timing for the full list):
 ``records_read``       records those passes read (n per pass);
 ``window_records``     order statistics materialised in rank windows;
 ``sorted_records``     records sorted as a whole (the exact-law fallback only);
-``probe_points``       points whose counts one probe pass finds (the windowed sampler's region round);
-``region_rounds``      rejection rounds of the windowed sampler (real or padding: same work);
+``probe_points``       points whose counts a probe pass finds (the windowed sampler's outside round);
+``region_rounds``      outside rounds of the windowed sampler (probability Û/Z: see the docs);
 ``whole_data_draws``   draws of the whole-data fallback sampler (random: see the docs);
-``pair_cells``         cells of the smooth-sensitivity search (padded to a public size);
+``pair_cells``         cells of the smooth-sensitivity search, padded per level of its divide and conquer to a
+                       public number (more only where near-ties widen a split: counted as made);
 ``sum_bins``           exponent bins combined by an exact sum;
 ``exact_slow_steps``   elements the exact release path decided in ball arithmetic (random: see the docs).
 """

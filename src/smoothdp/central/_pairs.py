@@ -48,6 +48,7 @@ from numpy.typing import NDArray
 
 from smoothdp.scale.engine import Records, SortedRecords
 from smoothdp.scale.selection import RankWindow
+from smoothdp.work import tally
 
 __all__ = [
     "PairProblem",
@@ -181,20 +182,31 @@ def _divide_and_conquer(p: PairProblem, beta: float, i_min: int, j_max: int) -> 
         # Rows with no feasible j: every larger i has none either; left children keep the full range.
         j_first = jhi.copy()
         j_last = jhi.copy()
-        if np.any(has):
-            rows = np.flatnonzero(has)
-            sz = sizes[rows]
-            starts = np.concatenate(([0], np.cumsum(sz)[:-1])).astype(np.int64)
-            offsets = np.arange(int(sz.sum()), dtype=np.int64) - np.repeat(starts, sz)
-            cols = np.repeat(lo[rows], sz) + offsets
-            i_rep = np.repeat(mid[rows], sz)
-            gaps = p.at(cols) - p.at(i_rep)
-            with np.errstate(divide="ignore"):
-                logv = np.log(gaps) - beta * (cols - i_rep - p.gap)
+        # The cells of a level: at most (j_max − j_lo + 1) + (rows) when no near-tie widens a split (the
+        # rows' j-ranges then share at most their ends); padded to that public number with cells of a
+        # segment of their own, so that every level scans as many cells whatever the data.
+        bound = j_max - p.j_lo + 1 + int(ilo.size)
+        rows = np.flatnonzero(has)
+        sz = sizes[rows]
+        total = int(sz.sum())
+        pad = max(bound - total, 0)
+        tally("pair_cells", total + pad)
+        starts = np.concatenate(([0], np.cumsum(sz)[:-1])).astype(np.int64)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(starts, sz)
+        cols = np.concatenate((np.repeat(lo[rows], sz) + offsets, np.full(pad, p.j_lo, dtype=np.int64)))
+        i_rep = np.concatenate((np.repeat(mid[rows], sz), np.full(pad, p.i_hi, dtype=np.int64)))
+        gaps = p.at(cols) - p.at(i_rep)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logv = np.log(gaps) - beta * (cols - i_rep - p.gap)
+        if pad:
+            starts = np.append(starts, total)
+        if cols.size:
             seg_max, first, last = _segment_argmax_range(logv, starts, cols)
-            best = max(best, float(np.max(seg_max)))
-            j_first[rows] = first
-            j_last[rows] = last
+            n_rows = rows.size
+            if n_rows:
+                best = max(best, float(np.max(seg_max[:n_rows])))
+            j_first[rows] = first[:n_rows]
+            j_last[rows] = last[:n_rows]
         left = mid - 1 >= ilo
         right = mid + 1 <= ihi
         ilo = np.concatenate((ilo[left], mid[right] + 1))
