@@ -26,9 +26,7 @@ Counter names (see docs/theory/floating-point.md#timing for the full list):
 ``region_rounds``      outside rounds of the windowed sampler (probability Û/Z: see the docs);
 ``whole_data_draws``   draws of the whole-data fallback sampler (random: see the docs);
 ``pair_cells``         cells of the smooth-sensitivity search, padded per level of its divide and conquer to a
-                       public number (more only where near-ties widen a split: counted as made);
-``sum_bins``           exponent bins combined by an exact sum;
-``exact_slow_steps``   elements the exact release path decided in ball arithmetic (random: see the docs).
+                       public number (more only where near-ties widen a split: counted as made).
 """
 
 from __future__ import annotations
