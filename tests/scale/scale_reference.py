@@ -106,5 +106,11 @@ class CountingBackend:
         self.collected.append(int(out.size))
         return out
 
+    def collect_beyond(self, key_lo: int, key_hi: int, below_key: int, above_key: int, width: int) -> Any:
+        self.passes += 1
+        out = self.inner.collect_beyond(key_lo, key_hi, below_key, above_key, width)
+        self.collected.append(int(out[0].size))
+        return out
+
     def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
         return Fraction(self.inner.exact_sum_open(lo_value, hi_value))

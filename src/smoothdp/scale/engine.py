@@ -308,29 +308,36 @@ class InMemoryRecords(Records):
 
 
 class DaskRecords(Records):
-    """Records in a 1-D dask array, prepared block by block; windows by radix-histogram selection."""
+    """Records in a 1-D dask array, prepared block by block; windows by radix-histogram selection.
+
+    ``cap``: the most keys a selection's collect pass may bring to the driver besides the window
+    (:func:`~smoothdp.scale.selection.select_window`); n above it makes every selection refine its end bins
+    in :func:`~smoothdp.scale.selection.refinements_needed` (n, cap) extra passes. Public; lower it to
+    bound driver memory (or, in tests, to reach the refining selections with small data).
+    """
 
     engine: ClassVar[str] = "dask"
 
-    def __init__(self, values: Any, *, client: Any = None, n: int | None = None) -> None:
+    def __init__(self, values: Any, *, client: Any = None, n: int | None = None, cap: int = 1 << 20) -> None:
         from smoothdp.scale.dask_backend import DaskBackend
 
         self.dask_values = values
         self.client = client
         self.backend = DaskBackend(values, client=client)
+        self.cap = cap
         super().__init__(self.backend.count() if n is None else n)
 
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         from smoothdp.scale.selection import select_window
 
-        return select_window(self.backend, lo, hi)
+        return select_window(self.backend, lo, hi, cap=self.cap)
 
     def _fetch_beyond(
         self, lo: int, hi: int, width: int
     ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
         from smoothdp.scale.selection import select_window_beyond
 
-        return select_window_beyond(self.backend, lo, hi, width)
+        return select_window_beyond(self.backend, lo, hi, width, cap=self.cap)
 
     def _probe(self, point: float) -> tuple[Probe, int]:
         return self.backend.probe(point), 1
