@@ -11,34 +11,38 @@
   :meth:`smoothdp.Release.to_dict` (public fields only, values at full precision) and ``"simulation"``;
   never the not-private values. ``release quantiles FILE --q 0.1 0.5 0.9`` releases several quantiles under
   one ε (:func:`smoothdp.quantiles`), in the order asked.
-  The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every
-  non-blank line after the header is a record (n is never changed); an empty, NA-like or unparseable cell
-  is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells and values outside the
-  bounds are clipped. The number of such cells is never printed. ``--seed`` makes a simulation: the output
-  starts with "NOT PRIVATE (simulation: seeded generator)".
+  The CSV is read by :mod:`smoothdp.data.csv_reader`, the parser of the library's loaders: every line
+  after the header is a record, whatever its cells hold (n never depends on a cell); an empty, ``""``,
+  NA-like or unparseable cell is a missing value, imputed with the midpoint of ``--bounds``; ``inf`` cells
+  and values outside the bounds are clipped. The number of such cells is never printed. A column in which
+  no cell is a number (text) is an error naming it (exit 2), decided before any release work.
+  ``--seed`` makes a simulation: the output starts with "NOT PRIVATE (simulation: seeded generator)".
 
-A privacy budget across invocations (``--budget FILE``): ``smoothdp budget init FILE --epsilon 3
-[--delta D] [--neighbours substitution|add_remove] [--slack S]`` creates the file with its total (it never
-overwrites one); ``release ... --budget FILE`` then charges every release to it, and ``smoothdp budget show
-FILE [--json]`` prints what is spent and what is left. A release with ``--budget``:
+A privacy budget across invocations (``--budget LEDGER``): a persistent ledger of the library
+(:meth:`smoothdp.Accountant.open`; docs/ledger.md), a SQLite file or a ``postgresql://`` URL. ``smoothdp
+budget init LEDGER --epsilon 3 [--delta D] [--neighbours substitution|add_remove] [--slack S]`` creates it
+(never over an existing one); ``release ... --budget LEDGER`` charges every release to it; ``budget show``,
+``verify``, ``export`` and ``migrate`` (an old JSON budget file into a ledger) work on it. ``--key-file``
+(``--budget-key-file`` on ``release``) gives the secret of a keyed (HMAC) ledger. A release with
+``--budget``:
 
-1. takes an exclusive lock (``fcntl.flock`` on the sidecar ``FILE.lock``, created next to it and left in
-   place), so that concurrent invocations on one budget run one after the other and two of them can never
-   both spend the last ε;
-2. reads the ledger (:meth:`smoothdp.Accountant.from_dict`: the charges are replayed through the
-   accountant's composition; a file that is not a budget, or whose ledger is inconsistent, is an error)
-   and checks that the release's guarantee fits, *before* the data is read: when it does not, nothing is
-   read, no noise is drawn, nothing about the data is printed, and the exit status is 3; a release under a
-   relation the budget cannot count (a substitution release on an add/remove budget) is an error (2);
-3. reads the data and runs the release with the accountant, which is charged just before the noise is
-   drawn (an add/remove release on a substitution budget counts 2ε by group privacy);
-4. writes the ledger back (a temporary file in the same folder, fsync, ``os.replace``: a reader sees the
-   old or the new ledger, never half of one), whenever the mechanism was charged, whether or not it then
-   succeeded; only then prints the release, with the budget left.
+1. opens the ledger (its whole hash chain verified: a missing, tampered, hard-linked or old JSON file is an
+   error, exit 2) and checks that the release's guarantee fits what is spent now, *before* the data is
+   read: when it does not, nothing is read, no noise is drawn, nothing about the data is printed, and the
+   exit status is 3; a release under a relation the budget cannot count (a substitution release on an
+   add/remove budget) is an error (2);
+2. reads the data and runs the release with the ledger's accountant, which charges it in one transaction
+   (re-read what is spent, check, record, commit) before the noise is drawn; another process that spent
+   the rest in between makes this charge fail with exit 3, nothing drawn (an add/remove release on a
+   substitution budget counts 2ε by group privacy);
+3. confirms that the ledger the path or URL names now holds the charge as recorded (not a replaced or
+   forked file), and only then prints the release, the budget left and the chain head of its charge
+   (``N:HEX``, to keep elsewhere: ``smoothdp budget verify LEDGER --anchor N:HEX`` later proves that the
+   ledger was not rolled back or rewritten before it).
 
 Exit status (:data:`EXIT_CODES`): 0 success (a refused release too: the status never depends on the data);
 2 a usage or parameter error (unknown experiment, bad ε, missing file or column, a missing, corrupt or
-mismatched budget file), one line on stderr; 3 the ``--budget`` cannot pay for the release (nothing read,
+mismatched budget ledger), one line on stderr; 3 the ``--budget`` cannot pay for the release (nothing read,
 drawn, released or charged), one line on stderr; 1 an unexpected error (or a failed reproduction), one line
 on stderr.
 """
@@ -46,12 +50,11 @@ on stderr.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -70,16 +73,17 @@ EXIT_BUDGET = 3
 #: The exit statuses, as documented in ``smoothdp --help``.
 EXIT_CODES = """exit status:
   0  success (a refused release too: the status never depends on the data)
-  2  usage or parameter error (a missing, corrupt or mismatched --budget file too), one line on stderr
+  2  usage or parameter error (a missing, tampered or mismatched --budget ledger too), one line on stderr
   3  --budget cannot pay for the release: nothing read, drawn, released or charged; one line on stderr
   1  unexpected error (or a failed reproduction), one line on stderr"""
-#: The neighbour relations a ``smoothdp budget init`` file can count (the releases' relations).
+#: The neighbour relations a ``smoothdp budget init`` ledger can count (the releases' relations).
 BUDGET_RELATIONS = ("substitution", "add_remove")
 JSON_EXAMPLE = "smoothdp release median - --column age --epsilon 1 --bounds 0 125 --json < people.csv"
 BUDGET_EXAMPLE = (
-    "smoothdp budget init budget.json --epsilon 3\n"
-    "  smoothdp release median people.csv --column age --epsilon 1 --bounds 0 125 --budget budget.json\n"
-    "  smoothdp budget show budget.json"
+    "smoothdp budget init budget.db --epsilon 3\n"
+    "  smoothdp release median people.csv --column age --epsilon 1 --bounds 0 125 --budget budget.db\n"
+    "  smoothdp budget show budget.db\n"
+    "  smoothdp budget verify budget.db --anchor N:HEX   # the head a release printed"
 )
 STATISTICS = ("median", "quantile", "quantiles", "trimmed-mean", "mean")
 #: Methods of 'median' and 'quantile'; 'quantiles' also takes joint_exp and recursive.
@@ -98,7 +102,7 @@ class CliError(Exception):
 
 
 class BudgetRefused(Exception):
-    """The ``--budget`` file cannot pay for the release: one line on stderr, exit status 3."""
+    """The ``--budget`` ledger cannot pay for the release: one line on stderr, exit status 3."""
 
 
 #: What a negative number looks like on the command line: argparse's own pattern (Python < 3.13) takes
@@ -156,10 +160,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         help=(
-            "a CSV file with a header row ('-': standard input); blank lines are skipped, every other line "
-            "is a record; empty, NA or unparseable cells are missing values, imputed with the midpoint of "
-            "the bounds. A path ending in .parquet (a file, a directory or a glob) is read as Parquet "
-            "(the dask extra)"
+            "a CSV file with a header row ('-': standard input); every line after the header is a record "
+            "(an empty line too); empty, NA or unparseable cells are missing values, imputed with the "
+            "midpoint of the bounds; a column with no number at all is an error. A path ending in .parquet "
+            "(a file, a directory or a glob) is read as Parquet (the dask extra)"
         ),
     )
     release.add_argument("--column", required=True, metavar="C", help="the column to use")
@@ -233,24 +237,41 @@ def _build_parser() -> argparse.ArgumentParser:
     release.add_argument(
         "--budget",
         default=None,
-        metavar="FILE",
+        metavar="LEDGER",
         help=(
-            "charge the release to this budget file (made by 'smoothdp budget init'), under a lock, before "
-            "the data is read; exit 3 and nothing released when it cannot pay"
+            "charge the release to this ledger (a SQLite file or a postgresql:// URL, made by 'smoothdp "
+            "budget init'), checked before the data is read and charged in one transaction before the "
+            "noise is drawn; exit 3 and nothing released when it cannot pay"
         ),
     )
+    release.add_argument(
+        "--budget-key-file",
+        default=None,
+        metavar="FILE",
+        help="the secret key of a keyed --budget ledger (the file's bytes, less one final newline)",
+    )
+    _add_budget_commands(commands)
+    return parser
 
+
+def _add_budget_commands(commands: Any) -> None:
+    """``smoothdp budget init|show|verify|export|migrate``."""
     budget = commands.add_parser(
         "budget",
-        help="a privacy budget file shared by several 'release --budget FILE' invocations",
+        help="a persistent privacy budget shared by 'release --budget LEDGER' invocations",
         epilog=f"example:\n  {BUDGET_EXAMPLE}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = budget.add_subparsers(
-        dest="budget_command", parser_class=_Parser, required=True, metavar="{init,show}"
+        dest="budget_command",
+        parser_class=_Parser,
+        required=True,
+        metavar="{init,show,verify,export,migrate}",
     )
-    init = actions.add_parser("init", help="create a budget file with its total (never overwrites one)")
-    init.add_argument("file", metavar="FILE", help="the budget file to create (JSON)")
+    where = "a ledger: a SQLite file (a path) or a postgresql://…[#name] URL"
+    key_help = "the secret key of a keyed (HMAC) ledger: the file's bytes, less one final newline"
+    init = actions.add_parser("init", help="create a ledger with its total (never over an existing one)")
+    init.add_argument("file", metavar="LEDGER", help=f"{where}, to create")
     init.add_argument("--epsilon", required=True, type=float, metavar="E", help="the total ε > 0")
     init.add_argument(
         "--delta", type=float, default=0.0, metavar="D", help="the total δ in [0, 1) (default 0)"
@@ -271,10 +292,36 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="δ' in [0, delta] reserved for advanced composition and zCDP (default 0: basic composition)",
     )
+    init.add_argument(
+        "--key-file", metavar="FILE", help=f"make a keyed ledger (HMAC-SHA-256 chain); {key_help}"
+    )
     show = actions.add_parser("show", help="print the total, what is spent and left, and every charge")
-    show.add_argument("file", metavar="FILE", help="a budget file")
+    show.add_argument("file", metavar="LEDGER", help=where)
     show.add_argument("--json", action="store_true", help="print the ledger as one JSON object")
-    return parser
+    show.add_argument("--key-file", metavar="FILE", help=key_help)
+    verify = actions.add_parser(
+        "verify", help="check the whole hash chain (and an anchor kept elsewhere); exit 2 when it fails"
+    )
+    verify.add_argument("file", metavar="LEDGER", help=where)
+    verify.add_argument(
+        "--anchor",
+        action="append",
+        default=[],
+        metavar="N:HEX",
+        help="a chain head printed by an earlier release: charge N must still have that digest (repeatable)",
+    )
+    verify.add_argument("--key-file", metavar="FILE", help=key_help)
+    export = actions.add_parser("export", help="print the ledger as JSON, with its chain (for migrate)")
+    export.add_argument("file", metavar="LEDGER", help=where)
+    export.add_argument("--key-file", metavar="FILE", help=key_help)
+    migrate = actions.add_parser(
+        "migrate", help="move an old JSON budget file (or an export) into a new ledger"
+    )
+    migrate.add_argument("source", metavar="OLD.json", help="the JSON budget file or export")
+    migrate.add_argument("file", metavar="NEW", help=f"{where}, to create")
+    migrate.add_argument(
+        "--key-file", metavar="FILE", help=f"the key of a keyed export, or of the new ledger; {key_help}"
+    )
 
 
 # ------------------------------------------------------------------------------------------ list
@@ -362,12 +409,13 @@ def _load_column(path: str, column: str, engine: str) -> Any:
 def _read_column(path: str, column: str) -> np.ndarray:
     """Every record of ``column`` as a float (missing or unparseable cells NaN, for the API's imputation).
 
-    Only the file's structure can fail here (no file, no header, no such column, not UTF-8 text), never a
-    cell's value: no record is dropped and nothing is counted.
+    Only the file's structure (no file, no header, no such column) and the column's type (no cell is a
+    number: :func:`smoothdp.data.csv_reader.column_type`) can fail here, never one cell's value: no
+    record is dropped and nothing is counted.
     """
     import csv
 
-    from smoothdp.data.csv_reader import parse_numbers, read_csv
+    from smoothdp.data.csv_reader import number_column, read_csv
 
     label = "standard input" if path == "-" else path
     if path != "-" and not Path(path).is_file():
@@ -378,19 +426,22 @@ def _read_column(path: str, column: str) -> np.ndarray:
         raise CliError(f"cannot read {label} as CSV: {error}") from None
     if column not in cells:
         raise CliError(f"column {column!r} not in {label}; it has: {', '.join(header)}")
-    return parse_numbers(cells[column])
+    try:
+        return number_column(cells[column], column)
+    except ValueError as error:
+        raise CliError(f"{error} ({label})") from None
 
 
 def _read_stdin() -> tuple[list[str], dict[str, list[str]]]:
-    """Standard input through the shared reader, decoded as UTF-8 (the files' encoding too)."""
+    """Standard input through the shared reader, decoded as the files are (UTF-8, bad bytes U+FFFD)."""
     import io
 
-    from smoothdp.data.csv_reader import read_csv
+    from smoothdp.data.csv_reader import DECODE_ERRORS, ENCODING, read_csv
 
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # a text stream without bytes underneath (tests, embedding)
         return read_csv(stream=sys.stdin, name="standard input")
-    stream = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    stream = io.TextIOWrapper(buffer, encoding=ENCODING, errors=DECODE_ERRORS, newline="")
     try:
         return read_csv(stream=stream, name="standard input")
     finally:
@@ -470,7 +521,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     if args.bounds is not None and not args.bounds[0] < args.bounds[1]:
         raise CliError(f"--bounds must satisfy LOW < HIGH; got {args.bounds[0]} {args.bounds[1]}")
     if args.budget is not None:
-        return _release_with_budget(args, Path(args.budget))
+        return _release_with_budget(args, args.budget)
     data = _load_column(args.file, args.column, args.engine)
     _check_release_options(args)
     release = _run_release(args, data)
@@ -517,25 +568,29 @@ def _print_release_output(
 # ---------------------------------------------------------------------------------------- budget
 
 
-def _release_with_budget(args: argparse.Namespace, path: Path) -> int:
-    """``release --budget``: lock, load, check, read, release (charged), save, print (module docstring)."""
+def _release_with_budget(args: argparse.Namespace, target: str) -> int:
+    """``release --budget``: open, check, read, release (charged in one transaction), confirm, print."""
+    from smoothdp.ledger import LedgerError
+
     _check_release_options(args)
     expected = _expected_guarantee(args)
-    with _locked(path):
-        accountant = _load_budget(path)
-        _check_budget(accountant, expected, path, args)
+    key = _key(args.budget_key_file)
+    with _open_ledger(target, key, label_prefix=f"{_budget_label(args)}: ") as accountant:
+        _check_budget(accountant, expected, target, args)
         data = _load_column(args.file, args.column, args.engine)  # only now is the data read
-        before = len(accountant)
         try:
-            release = _run_release(args, data, accountant)
-        finally:  # charged (the noise may have been drawn): on file before anything is printed
-            if len(accountant) > before:
-                _save_budget(path, accountant, new_from=before, context=_budget_label(args))
-    left = accountant.remaining
+            release = _run_release(args, data, accountant)  # charged before its noise (docstring, step 2)
+            made = accountant.charged_here
+            for charge in made:  # the ledger the path names holds it: not a replaced or forked file
+                accountant.confirm(charge)
+            left = accountant.remaining
+        except LedgerError as error:
+            raise CliError(f"budget {target}: {error}") from None
     summary = {
-        "file": str(path),
-        "charged": [_budget_amount(c.counted) for c in accountant.charges[before:]],
+        "file": target,
+        "charged": [_budget_amount(c.counted) for c in made],
         "remaining": {"epsilon": left.epsilon, "delta": left.delta},
+        "head": f"{made[-1].seq}:{made[-1].digest}" if made else None,
     }
     _print_release_output(args, release, summary)
     return EXIT_OK
@@ -556,18 +611,26 @@ def _expected_guarantee(args: argparse.Namespace) -> PrivacyGuarantee:
 
 
 def _check_budget(
-    accountant: Accountant, expected: PrivacyGuarantee, path: Path, args: argparse.Namespace
+    accountant: Accountant, expected: PrivacyGuarantee, target: str, args: argparse.Namespace
 ) -> None:
     """Refuse (exit 3) a release the budget cannot pay for, or (exit 2) one it cannot count at all."""
     from smoothdp.accounting import BudgetError
+    from smoothdp.ledger import LedgerError
 
+    if accountant.neighbours not in BUDGET_RELATIONS:
+        raise CliError(
+            f"budget {target} counts neighbours={accountant.neighbours!r}; releases need a "
+            f"{' or '.join(BUDGET_RELATIONS)} budget"
+        )
     try:
         accountant.check(expected, label=_budget_label(args))
     except BudgetError as error:
-        raise BudgetRefused(f"budget {path}: {error}") from None
+        raise BudgetRefused(f"budget {target}: {error}") from None
+    except LedgerError as error:
+        raise CliError(f"budget {target}: {error}") from None
     except ValueError:
         raise CliError(
-            f"budget file {path} counts neighbours={accountant.neighbours!r}; a {args.statistic} release "
+            f"budget {target} counts neighbours={accountant.neighbours!r}; a {args.statistic} release "
             f"is {expected} under {expected.neighbours!r}, which it cannot count (a substitution budget "
             "counts both relations)"
         ) from None
@@ -582,118 +645,63 @@ def _budget_amount(guarantee: Any) -> dict[str, float]:
     return {"epsilon": float(guarantee.epsilon), "delta": float(guarantee.delta)}
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on the sidecar ``<path>.lock`` (waits for the holder; released on exit,
-    or by the kernel if the process dies)."""
-    import fcntl
-
-    lock = path.with_name(path.name + ".lock")
+def _key(path: str | None) -> bytes | None:
+    """The secret in ``path`` (its bytes, less one final newline), or None."""
+    if path is None:
+        return None
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        secret = Path(path).read_bytes()
     except OSError as error:
-        raise CliError(f"cannot lock budget file {path}: {lock}: {error.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+        raise CliError(f"cannot read the key file {path}: {error.strerror}") from None
+    return secret.removesuffix(b"\n").removesuffix(b"\r")
 
 
-def _load_budget(path: Path) -> Accountant:
-    """The accountant of a budget file: a missing, unreadable, corrupt or inconsistent file is an error."""
-    import json
-
+def _open_ledger(target: str, key: bytes | None, *, label_prefix: str = "") -> Accountant:
+    """The accountant of an existing ledger; any ledger error is one line, exit 2."""
     from smoothdp.accounting import Accountant
+    from smoothdp.ledger import LedgerError
 
-    if not path.is_file():
-        raise CliError(
-            f"budget file {path} does not exist; create it first: smoothdp budget init {path} --epsilon E"
-        )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise CliError(f"budget file {path} is corrupt (not JSON): {error}") from None
-    try:
-        accountant = Accountant.from_dict(data)
-    except ValueError as error:
-        raise CliError(f"budget file {path} is corrupt: {str(error).splitlines()[0]}") from None
-    if accountant.neighbours not in BUDGET_RELATIONS:
-        raise CliError(
-            f"budget file {path} counts neighbours={accountant.neighbours!r}; releases need a "
-            f"{' or '.join(BUDGET_RELATIONS)} budget"
-        )
-    return accountant
-
-
-def _save_budget(
-    path: Path, accountant: Accountant, *, new_from: int | None = None, context: str = ""
-) -> None:
-    """Write the ledger atomically (temporary file in the same folder, fsync, ``os.replace``); the charges
-    from index ``new_from`` on get ``context`` in front of the library's label. ``new_from=None``: create
-    the file, which must not exist."""
-    import json
-    import stat
-    import tempfile
-
-    payload = accountant.to_dict()
-    if context and new_from is not None:
-        for entry in payload["charges"][new_from:]:
-            entry["label"] = f"{context}: {entry['label']}" if entry["label"] else context
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-    if new_from is None:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    else:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    with contextlib.suppress(OSError):  # the rename itself on disk (best effort: not every OS allows it)
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        return Accountant.open(target, key=key, label_prefix=label_prefix)
+    except (LedgerError, ValueError, TypeError) as error:
+        raise CliError(f"budget {target}: {str(error).splitlines()[0]}") from None
 
 
 def _cmd_budget(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    if args.budget_command == "init":
-        return _budget_init(args, path)
-    return _budget_show(args, path)
+    from smoothdp.ledger import LedgerError
+
+    commands = {
+        "init": _budget_init,
+        "show": _budget_show,
+        "verify": _budget_verify,
+        "export": _budget_export,
+        "migrate": _budget_migrate,
+    }
+    try:
+        return commands[args.budget_command](args)
+    except LedgerError as error:
+        raise CliError(f"budget {args.file}: {str(error).splitlines()[0]}") from None
 
 
-def _budget_init(args: argparse.Namespace, path: Path) -> int:
+def _budget_init(args: argparse.Namespace) -> int:
     from smoothdp.accounting import Accountant
 
     try:
-        accountant = Accountant(args.epsilon, args.delta, neighbours=args.neighbours, slack=args.slack)
-    except ValueError as error:
+        accountant = Accountant.create(
+            args.file,
+            args.epsilon,
+            args.delta,
+            neighbours=args.neighbours,
+            slack=args.slack,
+            key=_key(args.key_file),
+        )
+    except (ValueError, TypeError) as error:
         raise CliError(str(error).splitlines()[0]) from None
-    if not path.parent.is_dir():
-        raise CliError(f"cannot create budget file {path}: no folder {path.parent}")
-    with _locked(path):
-        if path.exists():
-            raise CliError(
-                f"budget file {path} already exists (its ledger is kept: delete it yourself to start over); "
-                f"see it with: smoothdp budget show {path}"
-            )
-        _save_budget(path, accountant)
-    total = accountant.total
+    with accountant:
+        total, head = accountant.total, accountant.head
     print(
-        f"created {path}: total ε = {_num(total.epsilon)}, δ = {_num(total.delta)} "
-        f"(neighbours: {accountant.neighbours})"
+        f"created {args.file}: total ε = {_num(total.epsilon)}, δ = {_num(total.delta)} "
+        f"(neighbours: {accountant.neighbours}); chain head {head}"
     )
     return EXIT_OK
 
@@ -702,34 +710,87 @@ def _num(value: float) -> str:
     return f"{value:.12g}"
 
 
-def _budget_show(args: argparse.Namespace, path: Path) -> int:
+def _budget_show(args: argparse.Namespace) -> int:
     import json
 
-    accountant = _load_budget(path)  # os.replace: the file is always a whole ledger, no lock needed
+    with _open_ledger(args.file, _key(args.key_file)) as accountant:
+        payload = accountant.to_dict()  # one transaction: the totals and charges agree
     if args.json:
-        print(json.dumps({"file": str(path), **accountant.to_dict()}, ensure_ascii=False))
+        print(json.dumps({"file": args.file, **payload}, ensure_ascii=False))
         return EXIT_OK
-    total, spent, left = accountant.total, accountant.spent, accountant.remaining
-    print(f"budget file: {path}")
+    total, spent, left = payload["total"], payload["spent"], payload["remaining"]
+    print(f"budget:      {args.file} ({accountant.location})")
     print(
-        f"total:       ε = {_num(total.epsilon)}, δ = {_num(total.delta)}   "
+        f"total:       ε = {_num(total['epsilon'])}, δ = {_num(total['delta'])}   "
         f"(neighbours: {accountant.neighbours})"
     )
-    print(f"spent:       ε = {_num(spent.epsilon)}, δ = {_num(spent.delta)} in {len(accountant)} charge(s)")
-    print(f"remaining:   ε = {_num(left.epsilon)}, δ = {_num(left.delta)}")
-    for charge in accountant.charges:
-        counted = _budget_amount(charge.counted) if hasattr(charge.counted, "epsilon") else None
+    charges = payload["charges"]
+    amount = f"ε = {_num(spent['epsilon'])}, δ = {_num(spent['delta'])}"
+    print(f"spent:       {amount} in {len(charges)} charge(s)")
+    print(f"remaining:   ε = {_num(left['epsilon'])}, δ = {_num(left['delta'])}")
+    head = payload["ledger"]["head"]
+    print(f"chain head:  {head['charges']}:{head['digest']}")
+    for charge in charges:
         amount = (
-            f"ε = {_num(counted['epsilon'])}, δ = {_num(counted['delta'])}"
-            if counted
-            else str(charge.counted)
+            f"ε = {_num(charge['epsilon'])}, δ = {_num(charge['delta'])}"
+            if "epsilon" in charge
+            else json.dumps(charge["counted"])
         )
         how = (
             ""
-            if charge.counted == charge.guarantee
-            else f"   (declared {charge.guarantee}, counted by group privacy)"
+            if charge["counted"] == charge["guarantee"]
+            else f"   (declared {_guarantee_text(charge['guarantee'])}, counted by group privacy)"
         )
-        print(f"  {charge.time or 'no time':<20}  {amount:<24}  {charge.label or '(no label)'}{how}")
+        label = charge["label"] or "(no label)"
+        print(f"  #{charge['seq']:<4} {charge['time'] or 'no time':<20}  {amount:<24}  {label}{how}")
+    return EXIT_OK
+
+
+def _guarantee_text(fields: dict[str, Any]) -> str:
+    from smoothdp.ledger.records import guarantee_from_dict
+
+    return str(guarantee_from_dict(fields))
+
+
+def _budget_verify(args: argparse.Namespace) -> int:
+    with _open_ledger(args.file, _key(args.key_file)) as accountant:  # opening verifies the whole chain
+        try:
+            head = accountant.verify()
+            for anchor in args.anchor:
+                accountant.verify(anchor=anchor)
+        except ValueError as error:
+            raise CliError(str(error).splitlines()[0]) from None
+        spent = accountant.spent
+    anchors = f"; anchor(s) {', '.join(args.anchor)} hold" if args.anchor else ""
+    print(
+        f"verified {args.file}: the chain holds {head.charges if head else 0} charge(s), head {head}; "
+        f"spent ε = {_num(spent.epsilon)}, δ = {_num(spent.delta)}{anchors}"
+    )
+    return EXIT_OK
+
+
+def _budget_export(args: argparse.Namespace) -> int:
+    import json
+
+    with _open_ledger(args.file, _key(args.key_file)) as accountant:
+        payload = accountant.to_dict()
+    print(json.dumps(payload, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _budget_migrate(args: argparse.Namespace) -> int:
+    from smoothdp.ledger import migrate
+
+    try:
+        accountant = migrate(args.source, args.file, key=_key(args.key_file))
+    except (ValueError, TypeError) as error:
+        raise CliError(f"cannot migrate {args.source}: {str(error).splitlines()[0]}") from None
+    with accountant:
+        spent, head, n = accountant.spent, accountant.head, len(accountant)
+    print(
+        f"migrated {n} charge(s) from {args.source} into {args.file}: spent ε = {_num(spent.epsilon)}, "
+        f"δ = {_num(spent.delta)}; chain head {head}"
+    )
     return EXIT_OK
 
 
@@ -783,6 +844,8 @@ def _print_release(
             f"budget:      charged {charged} to {budget['file']}; remaining ε = {_num(left['epsilon'])}, "
             f"δ = {_num(left['delta'])}"
         )
+        if budget.get("head"):
+            print(f"chain head:  {budget['head']}   (keep it to anchor the ledger: smoothdp budget verify)")
     if simulation:
         print(SIMULATION_BANNER)
 

@@ -163,11 +163,13 @@ class GlobalSensitivityMedian(Mechanism):
         return self.statistic.prepare(data)
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
-        rounded)."""
+        """``size`` independent releases on x (for simulations; no accountant): the release path
+        vectorized over the draws, with the law of :meth:`release` (``numerics`` as set)."""
         n = check_int("size", size, minimum=1)
-        value = self.statistic.value(self._prepare(x))
-        return value + np.asarray(self._noise.sample(n, resolve_rng(rng), numerics="float"), dtype=np.float64)
+        value = self.statistic.exact_value(self._prepare(x))
+        gen = resolve_rng(rng)
+        draws = add_noise(value, self._noise, grid=self.grid, rng=gen, size=n, numerics=self.numerics)
+        return np.asarray(draws, dtype=np.float64)
 
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         value = add_noise(
@@ -237,12 +239,14 @@ class GaussianMean(Mechanism):
         return prepare_records(data, self.lower, self.upper, clip=self.clip, min_size=1)  # n public
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
-        rounded)."""
+        """``size`` independent releases on x (for simulations; no accountant): the release path
+        vectorized over the draws, with the law of :meth:`release` (``numerics`` as set)."""
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
-        noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng), numerics="float")
-        return float(np.mean(data)) + np.asarray(noise, dtype=np.float64)
+        noise = Gaussian(self.sigma(data.size))
+        mean = exact_sum(data) / data.size
+        draws = add_noise(mean, noise, grid=self.grid, rng=resolve_rng(rng), size=n, numerics=self.numerics)
+        return np.asarray(draws, dtype=np.float64)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         sigma = self.sigma(prepared.size)
