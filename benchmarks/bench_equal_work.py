@@ -2,7 +2,8 @@
 
 For each pair (x, x′ differing in one record: a tie run crossing the median's window against the run's
 record moved out, all-equal data against one record moved, one moved record of normal data, two
-clusters, a NaN-imputed run, records packed into subnormal gaps) and each default release path (the
+clusters, a NaN-imputed run, records packed into subnormal gaps; and, as a control that shows the
+measurement's own noise, the same data twice) and each default release path (the
 median by the exponential mechanism at ε = 1 and by smooth sensitivity at ε = 2, the quantiles 0.1, 0.5,
 0.9, the trimmed mean, the mean, and the median on Dask with the threaded scheduler), ``--runs``
 interleaved runs of x and x′; reported: the median wall-clock time of each and their ratio (larger /
@@ -52,6 +53,7 @@ def pairs(n: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         "two clusters": (cluster, moved(cluster, 80.0)),
         "NaN-imputed run": (nan_run, moved(nan_run, 12.0)),
         "records in subnormal gaps": (subnormal, moved(subnormal, 1e-320, n - 1)),
+        "control: the same data twice": (normal, normal.copy()),
     }
 
 
