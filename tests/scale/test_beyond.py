@@ -202,3 +202,19 @@ def test_dask_median_above_2_to_20_records() -> None:
     assert records.passes == 1 + refinements_needed(n, 1 << 20) + 1 == 5
     assert got == mech.sample(as_records(x, 0.0, 100.0, clip=True), default_rng(5))
     assert window_half_width(n, 0.5 * mech.epsilon_used(n)) < 200
+
+
+def test_a_release_never_reorders_the_callers_array() -> None:
+    """The in-memory selection partitions the release's own prepared copy in place, never the input."""
+    import smoothdp
+
+    x = np.random.default_rng(2).normal(50.0, 10.0, 5000)
+    before = x.copy()
+    for epsilon in (1.0, 2.0):
+        smoothdp.median(x, epsilon=epsilon, bounds=(0.0, 100.0), rng=0)
+    smoothdp.trimmed_mean(x, 0.1, epsilon=1.0, bounds=(0.0, 100.0), rng=0)
+    np.testing.assert_array_equal(x, before)
+    clipped = np.clip(x, 0.0, 100.0)
+    records = InMemoryRecords(clipped)  # not owned: never written
+    records.window_beyond(100, 200, 10)
+    np.testing.assert_array_equal(clipped, np.clip(before, 0.0, 100.0))

@@ -6,10 +6,12 @@ the target rank (and the counts outside it), never the whole sorted array. This 
 
 * :func:`window_sorted`: a slice of data already sorted;
 * :func:`window_in_memory`: O(n) selection (``np.partition``) of an unsorted in-memory array;
-* :func:`select_window`: radix-histogram selection over a :class:`KeyBackend`, a data source that answers a
-  few whole-data passes (histograms of 16-bit digits of order-preserving keys, collection of the keys in a
-  range). :class:`BlockBackend` is one over in-process numpy blocks;
-  ``smoothdp.scale.dask_backend.DaskBackend`` one over a Dask array.
+* :func:`select_window`: radix-histogram selection over a :class:`KeyBackend`
+  (:mod:`smoothdp.scale.backends`), a data source that answers a few whole-data passes (histograms of
+  16-bit digits of order-preserving keys, collection of the keys in a range). :class:`BlockBackend` is one
+  over in-process numpy blocks; ``smoothdp.scale.dask_backend.DaskBackend`` one over a Dask array.
+  :func:`select_window_beyond` also returns, from the same passes, the records just beyond the window's
+  end runs (:mod:`smoothdp.scale.beyond`).
 
 Radix selection (:func:`select_window`). Keys are :func:`~smoothdp.scale.keys.float_keys` (order-preserving,
 −0 folded into +0). A *bin at shift s* is the set of keys sharing their top 64 − s bits: the key range
@@ -29,8 +31,9 @@ sub-bins holding ranks lo and hi. A final pass collects the keys of the range, w
   three refinements both end bins are single keys; then the collected range is the keys strictly between
   them, all of rank in (lo, hi): fewer than hi − lo + 1 keys, so the loop has stopped. Hence at most
   1 + 3 + 1 = 5 passes; typically 2 (continuous data: the end bins at shift 48 hold ~n/2^16 keys each,
-  fewer than the cap).
-  If the lo-bin and the hi-bin are the same single key, no collect pass is needed at all.
+  fewer than the cap). With ``fixed=True`` (the release paths) the count is public: 2 for n ≤ cap, 5
+  above, padded with passes that read every record and count or collect nothing
+  (docs/theory/floating-point.md#timing).
 * Driver memory. One 2^16-bin histogram per end (≤ 2 × 512 KiB), and the collected keys: at most
   ``cap + (hi − lo + 1)`` of them (the loop condition), plus the window itself.
 """
