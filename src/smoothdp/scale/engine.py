@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
 from smoothdp.scale.keys import float_keys
 from smoothdp.scale.selection import RankWindow, partition_ranks, partition_window, window_sorted
-from smoothdp.validation import as_float_array, clip_or_check, impute_missing, prepare_records
+from smoothdp.validation import apply_data_policy, as_float_array, prepare_records
 from smoothdp.work import tally
 
 __all__ = [
@@ -351,9 +351,7 @@ class DaskRecords(Records):
 def prepare_block(block: NDArray[Any], lower: float, upper: float, clip: bool) -> NDArray[np.float64]:
     """The data policy on one block: NaN (and a masked entry) → (lower + upper)/2, clip into the bounds (or
     check), −0 → +0."""
-    arr = as_float_array(block, "x").ravel()
-    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
-    return clip_or_check(arr, lower, upper, clip=clip)
+    return apply_data_policy(as_float_array(block, "x").ravel(), lower, upper, clip=clip)
 
 
 def _dask_column(x: Any, name: str) -> Any:
