@@ -125,14 +125,14 @@ def _check_budget(accountant: Accountant, expected: PrivacyGuarantee, target: st
         raise CliError(f"budget {target}: {first_line(error)}") from None
     except ValueError:
         if accountant.neighbours == "metric":
-            hint = "a geo-privacy budget counts the geo releases only (smoothdp release geo-...)"
+            hint = "a geo-privacy budget counts only the geo releases, smoothdp release geo-..."
         elif expected.neighbours == "metric":
             hint = "geo-privacy needs a budget made with 'smoothdp budget init ... --neighbours metric'"
         else:
             hint = "a substitution budget counts both relations"
         raise CliError(
             f"budget {target} counts neighbours={accountant.neighbours!r}; this release ({label}) is "
-            f"{expected} under {expected.neighbours!r}, which it cannot count ({hint})"
+            f"{expected} under {expected.neighbours!r}, which it cannot count: {hint}"
         ) from None
 
 

@@ -252,12 +252,11 @@ def _print_geo(
     if simulation:
         print(SIMULATION_BANNER)
     print(field("statistic", label))
-    print(
-        field("guarantee", f"{release.guarantee_text} per user   (neighbours: {release.guarantee.relation})")
-    )
+    relation = release.guarantee.relation
+    print(field("guarantee", f"{release.guarantee_text}   (per user; neighbours: {relation})"))
     if mechanism.n_queries > 1:
         print(field("per query", f"{mechanism.per_query} per report, {mechanism.n_queries} reports per user"))
-    print(field("mechanism", release.mechanism))
+    print(field("mechanism", f"{release.mechanism} ({release.details.get('noise', 'default')} noise)"))
     print(field("proof", release.proof))
     print(field("users", f"{estimate.n}   (each sent {mechanism.n_queries} report(s))"))
     print(not_private("estimate std", np.sqrt(mechanism.variance(data, per_user=False).of_mean)))

@@ -226,8 +226,13 @@ def _smoothed_delta(args: argparse.Namespace) -> int:
     print(field("mechanism", result.mechanism))
     print(field("DP δ", f"{result.dp_delta:.6g}   (plain DP, every ε: T/n without replacement)"))
     print(field("Π", f"{len(pi)} distribution(s), {len(result.vertices)} vertex(es) of their convex hull"))
-    search = "every mixture evaluated" if result.exact_max else "the maximum searched (a lower bound on it)"
-    print(field("worst mix", f"{list(result.mixture)} records from each vertex ({search})"))
+    mix = " + ".join(
+        f"{count} from ({', '.join(f'{p:.4g}' for p in vertex)})"
+        for count, vertex in zip(result.mixture, result.vertices, strict=True)
+        if count
+    )
+    search = "every mixture evaluated" if result.exact_max else "searched: a lower bound on the maximum"
+    print(field("worst mix", f"{mix} records   ({search})"))
     print(field("method", result.method))
     print(field("source", result.source))
     print(field("proof", mechanism.proof))
