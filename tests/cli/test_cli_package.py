@@ -128,6 +128,7 @@ def test_private_bounds_are_the_library_bounds_private(capsys, ages_csv, statist
         expected = smoothdp.quantiles(ages, [0.9, 0.1], **options)
     assert payload["value"] == (expected.value.tolist() if statistic == "quantiles" else expected.value)
     assert payload["details"]["bounds_private"] is True
+    assert payload["details"]["scale_hint"] == (scale or 1.0)  # --scale is the library's scale=
     assert payload["guarantee"] == {
         "type": "PureDP",
         "epsilon": 1.0,

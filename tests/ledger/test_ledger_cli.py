@@ -297,6 +297,8 @@ def test_export_migrate_and_a_keyed_ledger(capsys, tmp_path, ages_csv):
         ["trimmed-mean", "--trim", "0.1"],
         ["mean"],
         ["mean", "--noise", "laplace", "--delta", "1e-6"],
+        ["median", "--bounds", "private"],
+        ["quantiles", "--q", "0.5", "--bounds", "private", "--scale", "50"],
     ],
 )
 def test_the_budget_precheck_charges_what_the_library_declares(ages_csv, extra):
