@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from smoothdp.cli import inputs
 from smoothdp.cli.budgeted import Plan, execute
-from smoothdp.cli.output import SIMULATION_BANNER, budget_lines, emit_json, field, not_private, values_text
+from smoothdp.cli.output import (
+    SIMULATION_BANNER,
+    budget_lines,
+    emit_json,
+    field,
+    json_safe,
+    not_private,
+    values_text,
+)
 from smoothdp.cli.parsing import (
     NOISES,
     NUMERICS,
@@ -210,17 +218,17 @@ def _run(args: argparse.Namespace) -> int:
         return release, mechanism.estimate(release), data
 
     def show(result: tuple[Release, GeoEstimate, Any], budget: dict[str, Any] | None) -> None:
+        import numpy as np
+
         release, estimate, data = result
         if args.reports is not None:
             _write_reports(args.reports, release.value)
         simulation = seeded or release.is_simulation
         if args.json:
+            # "value": the estimate (post-processing of the reports, which go to --reports only).
             payload = dataclasses.replace(release, value=estimate.mean).to_dict()
-            payload["estimate"] = {
-                "mean": payload["value"],
-                "total": dataclasses.replace(release, value=estimate.total).to_dict()["value"],
-                "users": estimate.n,
-            }
+            total = json_safe(np.asarray(estimate.total).tolist())
+            payload["estimate"] = {"mean": payload["value"], "total": total, "users": estimate.n}
             payload["reports"] = args.reports
             emit_json(payload, simulation=simulation, budget=budget)
             return

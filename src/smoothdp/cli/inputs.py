@@ -27,6 +27,7 @@ __all__ = [
     "dask_engine",
     "is_parquet",
     "load_column",
+    "number_column_names",
     "read_column",
     "read_columns",
     "read_text_column",
@@ -98,6 +99,16 @@ def read_columns(path: str, columns: Sequence[str]) -> list[np.ndarray]:
         except ValueError as error:
             raise CliError(f"{error} ({label})") from None
     return numbers
+
+
+def number_column_names(path: str) -> list[str]:
+    """The columns of a CSV file whose type is number (:func:`smoothdp.data.csv_reader.column_type`)."""
+    from smoothdp.data.csv_reader import column_type
+
+    if path == "-":
+        raise CliError("standard input can be read once: name its columns")
+    header, cells = _read_table(path)
+    return [column for column in header if column_type(cells[column]) == "number"]
 
 
 def read_text_column(path: str, column: str) -> list[str]:

@@ -169,13 +169,9 @@ def _distributions(args: argparse.Namespace) -> Any:
 
 
 def _number_columns(path: str) -> list[str]:
-    from smoothdp.data.csv_reader import column_type, read_csv
-
-    inputs.check_source(path)
     if path == "-":
         raise CliError("--distributions - (standard input) needs --columns")
-    header, cells = read_csv(path)
-    columns = [c for c in header if column_type(cells[c]) == "number"]
+    columns = inputs.number_column_names(path)
     if len(columns) < 2:
         raise CliError(f"--distributions {path}: fewer than 2 number columns; name them with --columns")
     return columns
