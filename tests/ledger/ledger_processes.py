@@ -32,7 +32,8 @@ from typing import Any
 #: The steps slowed down in "slow" mode, where they exist (the ledger's and the old JSON file's).
 SLOW_STEPS = {
     "smoothdp.ledger.sqlite": ("SQLiteStore", ("fetch", "append", "commit", "after_commit")),
-    "smoothdp.cli": (None, ("_load_budget", "_save_budget", "_print_release_output")),
+    "smoothdp.cli": (None, ("_load_budget", "_save_budget", "_print_release_output")),  # older CLIs
+    "smoothdp.cli.output": (None, ("print_release",)),
 }
 
 

@@ -200,7 +200,7 @@ def test_a_tampered_or_mismatched_ledger_is_a_clear_error_and_nothing_is_read(ca
     def no_data(*args, **kwargs):
         raise AssertionError("the data was read")
 
-    monkeypatch.setattr("smoothdp.cli._load_column", no_data)
+    monkeypatch.setattr("smoothdp.cli.inputs.load_column", no_data)
     for path, fragment in cases.items():
         before = path.read_bytes()
         _one_line_error(capsys, _median("data.csv", path, 0.1), str(path), fragment)
@@ -297,16 +297,19 @@ def test_export_migrate_and_a_keyed_ledger(capsys, tmp_path, ages_csv):
         ["trimmed-mean", "--trim", "0.1"],
         ["mean"],
         ["mean", "--noise", "laplace", "--delta", "1e-6"],
+        ["median", "--bounds", "private"],
+        ["quantiles", "--q", "0.5", "--bounds", "private", "--scale", "50"],
     ],
 )
 def test_the_budget_precheck_charges_what_the_library_declares(ages_csv, extra):
-    from smoothdp.cli import _build_parser, _expected_guarantee, _release_statistic
+    from smoothdp.cli.app import build_parser
+    from smoothdp.cli.release import expected_guarantee, release_statistic
 
     argv = ["release", extra[0], str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100"]
-    args = _build_parser().parse_args([*argv, *extra[1:], "--seed", "1", "--numerics", "float"])
+    args = build_parser().parse_args([*argv, *extra[1:], "--seed", "1", "--numerics", "float"])
     acc = smoothdp.Accountant(epsilon=10.0, delta=1e-3)
-    release = _release_statistic(args, np.arange(50.0), (0.0, 100.0), acc)
-    assert _expected_guarantee(args) == release.guarantee == acc.charges[0].guarantee
+    release = release_statistic(args, np.arange(50.0), acc)
+    assert expected_guarantee(args) == release.guarantee == acc.charges[0].guarantee
 
 
 def test_a_postgres_ledger_from_the_command_line(capsys, postgres_ledger, ages_csv):
