@@ -49,7 +49,8 @@ from typing import Any
 from smoothdp.composition import advanced_composition, basic_composition, epsilon_delta, zcdp_composition
 from smoothdp.ledger.chain import check_key
 from smoothdp.ledger.records import ChainHead, Charge, LedgerTampered, guarantee_from_dict
-from smoothdp.ledger.store import LedgerStore, MemoryStore, create_store, new_definition, open_store
+from smoothdp.ledger.store import LedgerStore, MemoryStore, new_definition
+from smoothdp.ledger.where import create_store, open_store
 from smoothdp.privacy import (
     ZCDP,
     GeoPrivacy,

@@ -23,7 +23,8 @@ from typing import Any
 from smoothdp.accounting import Accountant
 from smoothdp.ledger.chain import check_key, key_check, verify_chain
 from smoothdp.ledger.records import BudgetDefinition, ChainHead, LedgerError, LedgerTampered, canonical_json
-from smoothdp.ledger.store import chained, create_store, new_definition
+from smoothdp.ledger.store import chained, new_definition
+from smoothdp.ledger.where import create_store
 
 __all__ = ["migrate", "read_json"]
 

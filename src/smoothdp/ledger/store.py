@@ -42,10 +42,8 @@ __all__ = [
     "MemoryStore",
     "Transaction",
     "chained",
-    "create_store",
     "is_postgres_url",
     "new_definition",
-    "open_store",
 ]
 
 
@@ -275,28 +273,3 @@ def chained(
         txn.append(dataclasses.replace(charge, seq=None, digest=None))
     assert txn.head is not None
     return (None if key is None else key_check(definition, key)), txn.new, txn.head
-
-
-def open_store(target: str, key: bytes | None) -> ChainedStore:
-    """The store of an existing ledger: a SQLite file (a path) or a PostgreSQL budget (a URL)."""
-    if is_postgres_url(target):
-        from smoothdp.ledger.postgres import PostgresStore
-
-        return PostgresStore.open(target, key)
-    from smoothdp.ledger.sqlite import SQLiteStore
-
-    return SQLiteStore.open(target, key)
-
-
-def create_store(
-    target: str, definition: BudgetDefinition, key: bytes | None, charges: Sequence[Charge] = ()
-) -> ChainedStore:
-    """Create a new ledger holding ``charges`` (usually none), in one step: an error if one exists at
-    ``target``; it appears whole or not at all. Returns it opened."""
-    if is_postgres_url(target):
-        from smoothdp.ledger.postgres import PostgresStore
-
-        return PostgresStore.create(target, definition, key, charges)
-    from smoothdp.ledger.sqlite import SQLiteStore
-
-    return SQLiteStore.create(target, definition, key, charges)

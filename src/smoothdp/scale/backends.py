@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.scale.beyond import Probe, beyond_of_block, merge_block_scores, probe_keys
 from smoothdp.scale.keys import KEY_MAX, float_keys
+from smoothdp.sums import exact_sum
 
 __all__ = [
     "DIGIT_BITS",
@@ -152,10 +153,8 @@ def exact_sum_between(block: ArrayLike, lo_value: float, hi_value: float) -> Fra
     The per-block kernel of :meth:`KeyBackend.exact_sum_open` (blocks' Fractions add up). The values summed
     are finite: the open interval excludes ±inf whatever its ends.
     """
-    from smoothdp.central.statistics import exact_sum  # lazy: central imports may come to import scale
-
     x = np.asarray(block, dtype=np.float64).ravel()
-    return exact_sum(x[(x > lo_value) & (x < hi_value)])
+    return exact_sum(np.where((x > lo_value) & (x < hi_value), x, 0.0))  # every record: the same work
 
 
 class CachingBackend(KeyBackend):

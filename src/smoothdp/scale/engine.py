@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
 from smoothdp.scale.keys import float_keys
 from smoothdp.scale.selection import RankWindow, partition_ranks, partition_window, window_sorted
+from smoothdp.sums import exact_sum
 from smoothdp.validation import apply_data_policy, as_float_array, prepare_records
 from smoothdp.work import tally
 
@@ -240,7 +241,6 @@ class SortedRecords(Records):
         return probe_sorted(self.values, point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
-        from smoothdp.central.statistics import exact_sum
 
         _tally_pass(self, 1)
         x = self.values
@@ -293,7 +293,6 @@ class InMemoryRecords(Records):
         return probe_keys(float_keys(self.values), point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
-        from smoothdp.central.statistics import exact_sum
 
         _tally_pass(self, 1)
         x = self.values  # every record, the others as 0.0: the same work whatever the data
