@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "apply_data_policy",
     "as_float_array",
     "check_beta",
     "check_bounds",
@@ -338,8 +339,25 @@ def prepare_records(
     Only the kind and shape of ``x`` and a too-small public n are errors.
     """
     arr = to_float_array(x, name, ndim=ndim, min_size=min_size)
-    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
-    return clip_or_check(arr, lower, upper, clip=clip, name=name)
+    return apply_data_policy(arr, lower, upper, clip=clip, name=name)
+
+
+def apply_data_policy(
+    x: NDArray[np.float64], lower: float, upper: float, *, clip: bool, name: str = "x"
+) -> NDArray[np.float64]:
+    """NaN → (lower + upper)/2, then clip into [lower, upper] (or, ``clip=False``, check), −0 → +0.
+
+    With ``clip=True`` (every default path) the work does not depend on the data: clip first (a NaN stays
+    NaN), then overwrite the NaN with the midpoint under a mask, always: the same passes whether the data
+    hold no NaN or many (the midpoint is inside the bounds, so clipping before imputing gives the same
+    records). ``clip=False`` (trusted data only) imputes, then refuses records outside the bounds.
+    """
+    if check_bool("clip", clip):
+        out: NDArray[np.float64] = np.clip(x, lower, upper)
+        out += 0.0  # −0 + 0 = +0 (round to nearest); in place on the fresh array
+        np.copyto(out, 0.5 * lower + 0.5 * upper, where=np.isnan(out))
+        return out
+    return clip_or_check(impute_missing(x, 0.5 * lower + 0.5 * upper), lower, upper, clip=False, name=name)
 
 
 def check_bool(name: str, value: Any) -> bool:

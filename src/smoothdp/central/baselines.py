@@ -17,7 +17,7 @@ Data policy (as every central mechanism, :func:`smoothdp.validation.prepare_reco
 imputed with the midpoint of the bounds, then clipped (``clip=True``, default; ±inf too) or refused
 (``clip=False``, trusted data only). Exact release (docs/theory/floating-point.md#the-exact-release-path):
 each noisy quantity is the exact rounding, onto a public grid of the bounds, of its exact value (a data
-value, or an exact rational sum or mean from :func:`~smoothdp.central.statistics.exact_sum`) plus the noise
+value, or an exact rational sum or mean from :func:`~smoothdp.sums.exact_sum`) plus the noise
 (:func:`smoothdp.exact.add_noise`); the mean's ratio of noisy sum to noisy count is post-processing.
 ``numerics="float"`` keeps the float fast path.
 
@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.ratio import ratio_local_sensitivity
-from smoothdp.central.statistics import Median, PreparedData, exact_sum
+from smoothdp.central.statistics import Median, PreparedData
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Gaussian, Laplace
@@ -43,6 +43,7 @@ from smoothdp.privacy import ZCDP, PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.sensitivity.rounding import round_up
+from smoothdp.sums import exact_sum
 from smoothdp.validation import (
     check_bool,
     check_bounds,

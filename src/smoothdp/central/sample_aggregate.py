@@ -19,7 +19,7 @@ privately:
 
 * ``aggregator="mean"``: (1/k) Σ z_i + Lap((u − l)/(kε)). Pure ε-DP: one record is in one block, so the
   clipped average moves by at most (u − l)/k. The average is exact (a rational, from
-  :func:`~smoothdp.central.statistics.exact_sum`) and the release is its exact rounding onto the public grid
+  :func:`~smoothdp.sums.exact_sum`) and the release is its exact rounding onto the public grid
   of [l, u] (:func:`smoothdp.exact.add_noise`; docs/theory/floating-point.md#the-exact-release-path).
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
   :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
@@ -73,7 +73,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.statistics import Median, exact_sum
+from smoothdp.central.statistics import Median
 from smoothdp.exact import Enclosure, OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
@@ -81,6 +81,7 @@ from smoothdp.privacy import Guarantee, PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, StreamKey, resolve_rng, stream_key
 from smoothdp.scale.engine import dask_compute, engine_name, is_dask_collection
+from smoothdp.sums import exact_sum
 from smoothdp.validation import check_bounds, check_epsilon, check_int, to_float_array
 
 __all__ = ["SampleAndAggregate", "block_starts", "mean_enclosure", "random_blocks", "sample_and_aggregate"]
@@ -159,7 +160,7 @@ def mean_enclosure(rows: NDArray[np.float64]) -> Enclosure:
     relative u plus an absolute 2^-1074 for underflow). E is computed with 2k·u ≥ γ_{k−1} and a factor
     1 + 2^-20 that covers the roundings of E itself; the ends are then moved one float outward. A row
     whose float sums overflow gets the exact mean's own float bounds. ``refine(i, bits)`` returns the exact
-    mean of row i (:func:`~smoothdp.central.statistics.exact_sum`), used only when a rounding is undecided.
+    mean of row i (:func:`~smoothdp.sums.exact_sum`), used only when a rounding is undecided.
     """
     z = np.asarray(rows, dtype=np.float64)
     k = z.shape[1]

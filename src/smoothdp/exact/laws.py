@@ -16,7 +16,7 @@ whole box. ``ball`` evaluates the same map in arb.
   W, w uniform: two uniforms, monotone in each, no rejection.
 * Generalized Cauchy(γ): :mod:`smoothdp.exact.cauchy` (rejection, each acceptance decided exactly).
 * Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
-* Uniform[0, 1) itself (for ``uniform_on_grid``) and the exponential (for lattice laws).
+* Uniform[0, 1) itself (for ``uniform_on_grid``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from flint import arb
 
 __all__ = [
-    "ExponentialLaw",
     "GaussianLaw",
     "LaplaceLaw",
     "LawBase",
@@ -137,12 +136,6 @@ class LaplaceLaw(LawBase):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(-us[0].log())]
-
-
-class ExponentialLaw(LaplaceLaw):
-    """Z = −t·ln U ≥ 0 (unsigned): ⌊Z⌋ is geometric with ratio e^{−1/t}."""
-
-    signed = False
 
 
 class GaussianLaw(LawBase):
