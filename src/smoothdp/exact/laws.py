@@ -15,6 +15,9 @@ direction the monotone map needs, so the returned pair encloses the exact value 
   each acceptance decided exactly.
 * Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
 * Uniform[0, 1) itself (for ``uniform_on_grid``) and the exponential (for lattice laws).
+* Truncated exponential on [0, 1] with rate λ (for ``truncated_exponential_on_grid``): decreasing density
+  W = −log1p(−U·(1 − e^{−λ}))/λ, increasing W = log1p(U·(e^λ − 1))/λ.
+* Log-uniform on [u, v], 0 < u < v (for ``log_uniform_on_grid``): y = u + u·expm1(U·ln(v/u)).
 """
 
 from __future__ import annotations
@@ -52,9 +55,11 @@ __all__ = [
     "GaussianLaw",
     "GeneralizedCauchyLaw",
     "LaplaceLaw",
+    "LogUniformLaw",
     "PlanarLaplaceLaw",
     "PolyPlaceLaw",
     "StudentTLaw",
+    "TruncatedExponentialLaw",
     "UniformLaw",
 ]
 
@@ -553,3 +558,60 @@ class UniformLaw(_Law):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [us[0]]
+
+
+class TruncatedExponentialLaw(_Law):
+    """W on [0, 1] with density ∝ e^{−λw} (``increasing=False``) or ∝ e^{λw} (``increasing=True``), by
+    inversion: W = −log1p(−U·(1 − e^{−λ}))/λ, or W = log1p(U·(e^λ − 1))/λ; both increase with U.
+    0 < λ ≤ 700 (e^λ a finite float)."""
+
+    signed = False
+
+    def __init__(self, rate: float, *, increasing: bool) -> None:
+        super().__init__(1.0)
+        self.rate = float(rate)
+        self.increasing = bool(increasing)
+        lam = self.rate
+        # c = 1 − e^{−λ} (decreasing) or e^λ − 1 (increasing), enclosed.
+        self._c = _const(lambda: (arb(lam).exp() - 1) if self.increasing else (1 - (-arb(lam)).exp()))
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        c_lo, c_hi = self._c
+        a_lo = lo(u_lo[0] * c_lo, B)
+        a_hi = hi(u_hi[0] * c_hi, B)
+        if self.increasing:  # log1p(a)/λ, increasing in a ≥ 0
+            w_lo = lo(lo(np.log1p(np.maximum(a_lo, 0.0)), E) / self.rate, B)
+            w_hi = hi(hi(np.log1p(a_hi), E) / self.rate, B)
+        else:  # −log1p(−a)/λ, increasing in a ∈ [0, 1 − e^{−λ}]
+            w_lo = lo(-hi(np.log1p(-np.maximum(a_lo, 0.0)), E) / self.rate, B)
+            w_hi = hi(-lo(np.log1p(-np.minimum(a_hi, c_hi)), E) / self.rate, B)
+        return [(np.clip(w_lo, 0.0, 1.0), np.clip(w_hi, 0.0, 1.0))]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        lam = arb(self.rate)
+        if self.increasing:
+            return [(us[0] * lam.expm1()).log1p() / lam]
+        return [-(-(us[0] * -((-lam).expm1()))).log1p() / lam]
+
+
+class LogUniformLaw(_Law):
+    """Z = expm1(U·L), L = ln(v/u) for 0 < u < v: u + u·Z is log-uniform on [u, v] (density ∝ 1/y)."""
+
+    signed = False
+
+    def __init__(self, lower: float, upper: float) -> None:
+        super().__init__(1.0)
+        self.lower, self.upper = float(lower), float(upper)
+        self._l = _const(lambda: (arb(self.upper) / arb(self.lower)).log())
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        l_lo, l_hi = self._l
+        t_lo = lo(u_lo[0] * l_lo, B)
+        t_hi = hi(u_hi[0] * l_hi, B)
+        with np.errstate(over="ignore"):
+            z_lo = np.maximum(lo(np.expm1(np.maximum(t_lo, 0.0)), E), 0.0)
+            z_hi = hi(np.expm1(t_hi), E)
+        return [(z_lo, z_hi)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        return [(us[0] * (arb(self.upper) / arb(self.lower)).log()).expm1()]
