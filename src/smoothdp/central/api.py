@@ -191,9 +191,7 @@ def quantile(
     *,
     epsilon: float,
     bounds: Bounds,
-    method: Literal[
-        "auto", "exponential", "smooth_sensitivity", "inverse_sensitivity", "piecewise_laplace", "unbounded"
-    ] = "auto",
+    method: str = "auto",
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,

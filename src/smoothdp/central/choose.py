@@ -17,8 +17,8 @@ from smoothdp.validation import check_epsilon, check_in_range, check_int
 __all__ = [
     "MULTI_METHODS",
     "NARROW_BELOW",
-    "SINGLE_METHODS",
     "SCALE_FREE_MIN_EPSILON_N",
+    "SINGLE_METHODS",
     "SMOOTH_SENSITIVITY_MIN_EPSILON",
     "UNBOUNDED_METHODS",
     "choose_beta",

@@ -144,8 +144,10 @@ class ReachMechanism(Mechanism):
         if not math.isfinite(self.upper - self.lower):
             raise ValueError(f"bounds must have a finite width; got {bounds!r}")
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        self.rho = default_rho(self.grid) if rho is None else check_in_range(
-            "rho", rho, 0.0, self.upper - self.lower, low_open=False, high_open=False
+        self.rho = (
+            default_rho(self.grid)
+            if rho is None
+            else check_in_range("rho", rho, 0.0, self.upper - self.lower, low_open=False, high_open=False)
         )
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
@@ -162,7 +164,9 @@ class ReachMechanism(Mechanism):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         return prepare_data(data, self.lower, self.upper, clip=self.clip)
 
-    def smoothed_reach(self, sorted_x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    def smoothed_reach(
+        self, sorted_x: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(L^ρ, U^ρ) of prepared data."""
         if self.reach is not None:
             down, up = self.reach(sorted_x)
@@ -225,7 +229,8 @@ class InverseSensitivity(ReachMechanism):
     path length to t with the reach widened by ρ (module docstring).
 
     Guarantee: pure ε-DP under substitution, by the exponential mechanism with the utility −len_ρ of
-    sensitivity 1 (Asi & Duchi, NeurIPS 2020; docs/theory/instance-optimal.md#the-inverse-sensitivity-mechanism),
+    sensitivity 1 (Asi & Duchi, NeurIPS 2020;
+    docs/theory/instance-optimal.md#the-inverse-sensitivity-mechanism),
     sampled exactly from certified float weights.
 
     Parameters

@@ -5,8 +5,8 @@ inside a private range.
   (:class:`~smoothdp.central.scale_free.ScaleFreeQuantile`) or AboveThreshold on a ladder
   (:class:`~smoothdp.central.unbounded.UnboundedQuantile`); ``method="auto"`` picks one from public
   parameters (:func:`~smoothdp.central.choose.choose_unbounded_method`).
-* :func:`private_range`: bounds [ℓ, u] for the data from ε alone (:class:`~smoothdp.central.unbounded.UnboundedRange`),
-  e.g. the clipping range of a mean.
+* :func:`private_range`: bounds [ℓ, u] for the data from ε alone
+  (:class:`~smoothdp.central.unbounded.UnboundedRange`), e.g. the clipping range of a mean.
 * :func:`release_in_private_range`: two stages under one ε (basic composition): a private range with
   ``range_share``·ε, then a bounded mechanism on it with the rest; the range is a private output, covered by
   the guarantee, and the second stage treats it as public (docs/theory/unbounded.md#a-private-range).
@@ -89,7 +89,9 @@ def unbounded_quantile(
     eps = check_epsilon(epsilon)
     relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
     if method not in ("auto", "exponential", "unbounded"):
-        raise ValueError(f"method must be 'auto', 'exponential' or 'unbounded' without bounds; got {method!r}")
+        raise ValueError(
+            f"method must be 'auto', 'exponential' or 'unbounded' without bounds; got {method!r}"
+        )
     data = prepare_unbounded(x)
     chosen = method
     if method == "auto":  # n is public under substitution only

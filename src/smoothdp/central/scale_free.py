@@ -77,7 +77,9 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
 
 def scale_free_pieces(
     sorted_x: NDArray[np.float64], floor: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int8]]:
+) -> tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int8]
+]:
     """The pieces of the line between the order statistics (padded with ±2^1021), cut at ±s:
     (starts, ends, base-measure masses, interval index j = #{x < y} inside, kind: 0 uniform, 1 log-uniform
     positive, −1 log-uniform negative). Masses: length/s inside [−s, s], log1p((v − u)/u) on [u, v] beyond s

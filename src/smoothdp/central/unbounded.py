@@ -98,14 +98,14 @@ class Ladder:
     Parameters
     ----------
     ratio
-        β in (1, 2]: consecutive non-zero magnitudes differ by the factor β (the output's resolution).
+        β in (1, 2^64]: consecutive non-zero magnitudes differ by the factor β (the output's resolution).
     floor
         s in [2^-1000, 1]: the smallest non-zero magnitude (values within s of the origin are released as
         the origin or s).
     """
 
     def __init__(self, *, ratio: float = DEFAULT_RATIO, floor: float = DEFAULT_FLOOR) -> None:
-        self.ratio = check_in_range("ratio", ratio, 1.0, 2.0, low_open=True, high_open=False)
+        self.ratio = check_in_range("ratio", ratio, 1.0, 2.0**64, low_open=True, high_open=False)
         self.floor = check_in_range("floor", floor, 2.0**-1000, 1.0, low_open=False, high_open=False)
         self._log_ratio = math.log(self.ratio)
         # K: the first j with s·β^(j−1) ≥ the cap; M_K is the cap itself.
@@ -151,7 +151,9 @@ def rational_q(q: float) -> tuple[int, int]:
     return frac.numerator, frac.denominator
 
 
-def prepare_unbounded(x: Any, *, lower: float | None = None, upper: float | None = None) -> NDArray[np.float64]:
+def prepare_unbounded(
+    x: Any, *, lower: float | None = None, upper: float | None = None
+) -> NDArray[np.float64]:
     """The data policy without bounds, sorted: NaN → 0, every record clipped into [−2^1021, 2^1021] (±inf
     included), then into the declared side (at or above ``lower``, at or below ``upper``)."""
     from smoothdp.central.quantiles import prepare_data
@@ -471,7 +473,7 @@ class UnboundedRange(Mechanism):
         return lo, hi
 
     def details(self) -> dict[str, Any]:
-        low, high = self.ends
+        low, _high = self.ends
         return {
             "method": "unbounded range",
             "quantiles": self.quantiles,

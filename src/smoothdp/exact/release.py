@@ -213,7 +213,11 @@ def truncated_exponential_on_grid(
     law = TruncatedExponentialLaw(rate, increasing=increasing)
     if numerics == "float":
         u = float(rng.random())
-        w = math.log1p(u * math.expm1(rate)) / rate if increasing else -math.log1p(-u * -math.expm1(-rate)) / rate
+        w = (
+            math.log1p(u * math.expm1(rate)) / rate
+            if increasing
+            else -math.log1p(-u * -math.expm1(-rate)) / rate
+        )
         return lo_f + (hi_f - lo_f) * min(max(w, 0.0), 1.0)
     return _affine_draw(law, lo_f, lo_f, hi_f, grid, rng)
 
@@ -265,9 +269,7 @@ def _affine_draw(
         def s_arb(i: int) -> Any:
             return arb(multiplier)
 
-    affine = _core.Affine(
-        c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: arb(center), s_arb=s_arb
-    )
+    affine = _core.Affine(c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: arb(center), s_arb=s_arb)
     return float(_core.run(law, affine, 1, _rounder(grid), rng)[0, 0])
 
 
