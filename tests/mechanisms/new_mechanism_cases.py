@@ -117,11 +117,30 @@ def uqe_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     return float(np.max(np.abs(uqe_log_law(mech, x) - uqe_log_law(mech, x2))))
 
 
+def _top_values(n_out: int) -> list[float]:
+    """The upper end released for each output (direction, k) of the two-sided walk read "above": up k → o + M_k
+    (no stop: the cap); down k → −M_{k−1} one step back (k = 0: +M_1; no stop: −cap)."""
+    mags = _ladder(0.0)
+    size = mags.size
+    up = [float(mags[k]) if k < size else float(mags[-1]) for k in range(size + 1)]
+    down = [float(mags[1]) if k == 0 else -float(mags[k - 1]) for k in range(size)] + [-float(mags[-1])]
+    assert len(up) + len(down) == n_out
+    return up + down
+
+
 def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """Two independent ends: the joint log ratio is the sum; its extremes are sums of the extremes."""
-    d1 = uqe_log_law(mech.ends[0], x) - uqe_log_law(mech.ends[0], x2)
-    d2 = uqe_log_law(mech.ends[1], x) - uqe_log_law(mech.ends[1], x2)
-    return float(max(d1.max() + d2.max(), -(d1.min() + d2.min())))
+    """Adaptive composition: the upper end u (two-sided walk), then the walk down from u. The joint log ratio
+    is Δ_top(u) + Δ_bottom(ℓ | u); its extremes over ℓ are taken for every u up to 2^40 in magnitude (from
+    there on every data point lies in the walk's first step: the same law shifted)."""
+    d_top = uqe_log_law(mech.top, x) - uqe_log_law(mech.top, x2)
+    worst = 0.0
+    for value, delta in zip(_top_values(d_top.size), d_top, strict=True):
+        if abs(value) > 2.0**40:
+            continue
+        low = mech.bottom(value)
+        d_low = uqe_log_law(low, x) - uqe_log_law(low, x2)
+        worst = max(worst, abs(delta + d_low.max()), abs(delta + d_low.min()))
+    return worst
 
 
 # -- the scale-free exponential mechanism -------------------------------------------------------------------
@@ -134,7 +153,8 @@ def _mu(u: float, v: float, s: float) -> mp.mpf:
             return yy / s
         return mp.sign(yy) * (1 + mp.log(abs(yy) / s))
 
-    return big_g(v) - big_g(u)
+    with mp.workdps(60):
+        return big_g(v) - big_g(u)
 
 
 def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
@@ -221,13 +241,17 @@ def reach_loss(mech: Any, x: Any, x2: Any, d: float, *, continuous: bool) -> flo
 
 
 def _broken_range(mech: Any) -> Any:
+    """Both walks with their query noise cut by 3."""
     twin = copy.copy(mech)
-    ends = []
-    for end in mech.ends:
-        e = copy.copy(end)
-        e.epsilon_queries = 3.0 * end.epsilon_queries
-        ends.append(e)
-    twin.ends = tuple(ends)
+    twin.top = copy.copy(mech.top)
+    twin.top.epsilon_queries = 3.0 * mech.top.epsilon_queries
+
+    def bottom(top: float) -> Any:
+        walk = mech.bottom(top)
+        walk.epsilon_queries = 3.0 * walk.epsilon_queries
+        return walk
+
+    twin.bottom = bottom
     return twin
 
 

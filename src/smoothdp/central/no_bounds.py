@@ -110,7 +110,7 @@ def private_range(
     x: Any,
     *,
     epsilon: float,
-    quantiles: tuple[float, float] = (0.05, 0.95),
+    quantiles: tuple[float, float] = (0.25, 0.75),
     neighbours: str = "substitution",
     numerics: str = "exact",
     rng: SeedLike = None,
@@ -119,7 +119,9 @@ def private_range(
     """Private bounds ``(ℓ, u)`` (the release's value) with ℓ at or below the ``quantiles[0]``-quantile and u
     at or above the ``quantiles[1]``-quantile, up to the noise, ℓ < u: pure ε-DP under ``neighbours`` with no
     bound or scale known (:class:`~smoothdp.central.unbounded.UnboundedRange`: two AboveThreshold walks on an
-    octave ladder, ε/2 each; docs/theory/unbounded.md#a-private-range)."""
+    octave ladder, ε/2 each, the lower one down from the upper end; docs/theory/unbounded.md#a-private-range).
+    Quantiles close to 0 or 1 on few records make the walks overshoot (the noise must carry a count past
+    n − q·n): keep q·n and (1 − q)·n above ~10/ε."""
     mech = UnboundedRange(epsilon=epsilon, quantiles=quantiles, neighbours=neighbours, numerics=numerics)
     return mech.release(x, accountant=accountant, rng=rng)
 

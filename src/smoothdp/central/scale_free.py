@@ -98,7 +98,7 @@ def scale_free_pieces(
     # Core: [max(a, −s), min(b, s)].
     lo_c, hi_c = np.maximum(a, -s), np.minimum(b, s)
     ok_c = lo_c < hi_c
-    parts.append((lo_c, hi_c, np.where(ok_c, (hi_c - lo_c) / s, 0.0), ok_c, 0))
+    parts.append((lo_c, hi_c, np.where(ok_c, hi_c - lo_c, 0.0) / s, ok_c, 0))
     # Positive log part: [max(a, s), b] when b > s.
     lo_p, hi_p = np.maximum(a, s), b
     ok_p = lo_p < hi_p

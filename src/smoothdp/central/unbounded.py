@@ -20,10 +20,10 @@ test with ε_s = ``sign_share``·ε first asks whether x_(r) ≤ 0; the walk the
 0, and then the walk stops at its first steps, next to 0. ``lower=`` (``upper=``) declares a public bound
 on one side: one walk from it, no sign test.
 
-**Private range** (:class:`UnboundedRange`, :func:`private_range`): two such walks with ε/2 each, on an
-octave ladder by default (β = 2: few steps, so few chances of an early stop), the lower end read one step
-outward (at or below x_(r_lo)) and the upper end at or above x_(r_hi): bounds for a bounded mechanism, or
-the clipping range of a mean.
+**Private range** (:class:`UnboundedRange`, :func:`~smoothdp.central.no_bounds.private_range`): two such
+walks with ε/2 each on an octave ladder by default (β = 2: few steps, so few chances of an early stop):
+the upper end u at or above x_(r_hi) by the two-sided walk, then the lower end by a walk down from u, at or
+below x_(r_lo): bounds for a bounded mechanism, or the clipping range of a mean.
 
 **Work** (what the run time can show): the data are sorted once (O(n log n)); the ladder is walked in public
 chunks of ``chunk`` steps, each one vectorised count and ``chunk`` noise draws, so the work is a function
@@ -98,30 +98,39 @@ class Ladder:
     Parameters
     ----------
     ratio
-        β in (1, 2^64]: consecutive non-zero magnitudes differ by the factor β (the output's resolution).
+        β in [1.0001, 2^64]: consecutive non-zero magnitudes differ by the factor β (the output's resolution).
     floor
         s in [2^-1000, 1]: the smallest non-zero magnitude (values within s of the origin are released as
         the origin or s).
     """
 
     def __init__(self, *, ratio: float = DEFAULT_RATIO, floor: float = DEFAULT_FLOOR) -> None:
-        self.ratio = check_in_range("ratio", ratio, 1.0, 2.0**64, low_open=True, high_open=False)
+        self.ratio = check_in_range("ratio", ratio, 1.0001, 2.0**64, low_open=False, high_open=False)
         self.floor = check_in_range("floor", floor, 2.0**-1000, 1.0, low_open=False, high_open=False)
         self._log_ratio = math.log(self.ratio)
-        # K: the first j with s·β^(j−1) ≥ the cap; M_K is the cap itself.
+        self._log_floor = math.log(self.floor)
+        # K: the first j whose computed s·β^(j−1) reaches the cap; M_K is the cap itself. Every M_j below it
+        # is then below the cap, so the ladder is strictly increasing.
         self.last = 1 + math.ceil((math.log(CAP) - math.log(self.floor)) / self._log_ratio)
+        while self.last > 1 and self._raw(self.last - 1) >= CAP:
+            self.last -= 1
 
     @property
     def size(self) -> int:
         """K + 1: the number of steps, j = 0..K."""
         return self.last + 1
 
+    def _raw(self, j: Any) -> Any:
+        """s·β^(j−1) as computed in floats: s·exp((j − 1)·ln β) (exp((j − 1)·ln β + ln s) once the exp alone
+        would overflow), a deterministic function of j; M_1 = s exactly."""
+        t = (np.asarray(j, dtype=np.float64) - 1.0) * self._log_ratio
+        with np.errstate(over="ignore"):
+            return np.where(t <= 700.0, self.floor * np.exp(np.minimum(t, 700.0)), np.exp(t + self._log_floor))
+
     def magnitudes(self, start: int, stop: int) -> NDArray[np.float64]:
         """M_j for j in [start, stop) ⊆ [0, K] (public, a deterministic function of j)."""
         j = np.arange(start, stop, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            m = self.floor * np.exp((j - 1.0) * self._log_ratio)
-        out: NDArray[np.float64] = np.where(j == 0.0, 0.0, np.minimum(m, CAP))
+        out: NDArray[np.float64] = np.where(j == 0.0, 0.0, np.minimum(self._raw(j), CAP))
         out[j >= self.last] = CAP
         return out
 
@@ -403,17 +412,23 @@ class UnboundedQuantile(Mechanism):
 # A private range
 # ------------------------------------------------------------------------------------------------------------
 class UnboundedRange(Mechanism):
-    """Private bounds [ℓ, u] around the data with no bound known: two :class:`UnboundedQuantile` walks with
-    ε/2 each, ℓ at or below x_(r_lo) and u at or above x_(r_hi) (up to the noise), on an octave ladder by
-    default; ℓ < u always (a release with ℓ ≥ u is widened to (min − s, max + s), post-processing).
+    """Private bounds [ℓ, u] around the data with no bound known, from two AboveThreshold walks with ε/2 each
+    (docs/theory/unbounded.md#a-private-range):
 
-    Guarantee: pure ε-DP under ``neighbours`` (basic composition of the two walks;
-    docs/theory/unbounded.md#a-private-range).
+    1. u: the two-sided walk (:class:`UnboundedQuantile`) for q_hi, read at or above x_(r_hi);
+    2. ℓ: a walk *down from u* (``upper=u``) for q_lo, read at or below x_(r_lo). Its ladder is measured from
+       u, so its steps are relative to the data's spread below u, not to their magnitude, and its target
+       count n + 1 − r_lo is large, so it does not stop on its first, empty steps.
+
+    On an octave ladder by default. ℓ < u always (a release with ℓ ≥ u is widened to (ℓ − s, u + s),
+    post-processing).
+
+    Guarantee: pure ε-DP under ``neighbours`` (adaptive basic composition of the two walks).
 
     Parameters
     ----------
     quantiles
-        (q_lo, q_hi) with 0 ≤ q_lo ≤ q_hi ≤ 1: the ranks the ends aim at (default (0.05, 0.95)).
+        (q_lo, q_hi) with 0 ≤ q_lo ≤ q_hi ≤ 1: the ranks the ends aim at (default (0.25, 0.75)).
     epsilon, neighbours, ratio, floor, sign_share, chunk, numerics
         As :class:`UnboundedQuantile` (``ratio`` default 2: octaves).
     """
@@ -426,7 +441,7 @@ class UnboundedRange(Mechanism):
         self,
         *,
         epsilon: float,
-        quantiles: tuple[float, float] = (0.05, 0.95),
+        quantiles: tuple[float, float] = (0.25, 0.75),
         neighbours: str = "substitution",
         ratio: float = RANGE_RATIO,
         floor: float = DEFAULT_FLOOR,
@@ -444,17 +459,23 @@ class UnboundedRange(Mechanism):
         if q_lo > q_hi:
             raise ValueError(f"quantiles must satisfy q_lo ≤ q_hi; got {quantiles!r}")
         self.quantiles = (q_lo, q_hi)
-        half = 0.5 * self.epsilon
-        common = dict(
-            neighbours=neighbours, ratio=ratio, floor=floor, sign_share=sign_share, chunk=chunk,
-            numerics=numerics,
-        )  # fmt: skip
-        self.ends = (
-            UnboundedQuantile(q_lo, epsilon=half, side="below", **common),  # type: ignore[arg-type]
-            UnboundedQuantile(q_hi, epsilon=self.epsilon - half, side="above", **common),  # type: ignore[arg-type]
+        self.epsilon_top = 0.5 * self.epsilon
+        self.epsilon_bottom = self.epsilon - self.epsilon_top
+        self._common: dict[str, Any] = {
+            "neighbours": neighbours, "ratio": ratio, "floor": floor, "chunk": chunk, "numerics": numerics,
+        }  # fmt: skip
+        self.top = UnboundedQuantile(
+            q_hi, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
         )
-        self.guarantee = PureDP(self.epsilon, neighbours=self.ends[0].relation)
+        self.bottom(0.0)  # validated now
+        self.guarantee = PureDP(self.epsilon, neighbours=self.top.relation)
         self.calibration = None
+
+    def bottom(self, top: float) -> UnboundedQuantile:
+        """The second walk: down from the released upper end ``top`` (a private output, public from then on)."""
+        return UnboundedQuantile(
+            self.quantiles[0], epsilon=self.epsilon_bottom, upper=top, side="below", **self._common
+        )
 
     @property
     def statistic_name(self) -> str:
@@ -465,27 +486,28 @@ class UnboundedRange(Mechanism):
 
     def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
         """(ℓ, u) on prepared data, ℓ < u, no accountant."""
-        lo, _ = self.ends[0].sample(sorted_x, rng)
-        hi, _ = self.ends[1].sample(sorted_x, rng)
-        if lo >= hi:  # noise crossed the ends: widen around both (post-processing)
-            s = self.ends[0].ladder.floor
-            lo, hi = max(min(lo, hi) - s, -CAP), min(max(lo, hi) + s, CAP)
+        hi, _ = self.top.sample(sorted_x, rng)
+        low = self.bottom(hi)
+        lo, _ = low.sample(low._prepare(sorted_x), rng)
+        if lo >= hi:  # the second walk stopped at u itself: widen (post-processing)
+            s = self.top.ladder.floor
+            lo, hi = max(lo - s, -CAP), min(hi + s, CAP)
         return lo, hi
 
     def details(self) -> dict[str, Any]:
-        low, _high = self.ends
         return {
             "method": "unbounded range",
             "quantiles": self.quantiles,
-            "epsilon_each_end": low.epsilon,
-            "ladder": {"ratio": low.ladder.ratio, "floor": low.ladder.floor, "steps": low.ladder.size},
-            "sign_share": low.sign_share,
+            "epsilon_upper_end": self.epsilon_top,
+            "epsilon_lower_end": self.epsilon_bottom,
+            "ladder": {"ratio": self.top.ladder.ratio, "floor": self.top.ladder.floor},
+            "sign_share": self.top.sign_share,
         }
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         return self._make_release(
             self.sample(prepared, rng),
-            sampler=_EXACT_LABEL if self.ends[0].numerics == "exact" else _FLOAT_LABEL,
+            sampler=_EXACT_LABEL if self.top.numerics == "exact" else _FLOAT_LABEL,
             details=self.details(),
             not_private=NotPrivate(),
         )
