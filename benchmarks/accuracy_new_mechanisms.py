@@ -109,7 +109,7 @@ def _known_competitor_cells() -> dict[tuple[str, float, str], CellResult]:
     """The competitors' cells already measured (same data sets, bounds, settings, seeds): those of the
     committed accuracy table, then those of an earlier full run of this benchmark."""
     out = {}
-    for name in ("accuracy.json", "new_mechanisms.json"):
+    for name in ("accuracy.json", "new_mechanisms_competitors.json"):
         path = RESULTS / name
         if not path.exists():
             continue
@@ -141,43 +141,73 @@ def _table(cells: list[CellResult]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--decile-trials", type=int, default=100, help="trials of the decile rows (slow)")
     parser.add_argument("--datasets", type=str, default=None)
     parser.add_argument("--epsilons", type=str, default=None)
-    parser.add_argument("--no-competitors", action="store_true")
+    parser.add_argument(
+        "--part",
+        choices=("all", "smoothdp", "competitors"),
+        default="all",
+        help="run only smoothdp's columns or only the competitors' (each writes its own part file; a run "
+        "with --part all, or --merge, combines the part files present)",
+    )
+    parser.add_argument("--merge", action="store_true", help="only combine the part files into the table")
+    parser.add_argument("--stem", type=str, default=None, help="output file stem (default from the options)")
     parser.add_argument(
         "--fresh-competitors",
         action="store_true",
         help="re-run the competitors on the original data sets too (default: their cells from accuracy.json)",
     )
     args = parser.parse_args(argv)
-    known = {} if args.fresh_competitors else _known_competitor_cells()
-    datasets = build_datasets() + extra_datasets()
-    if args.datasets:
-        wanted = {d.strip() for d in args.datasets.split(",")}
-        datasets = [d for d in datasets if d.name in wanted]
-    epsilons = tuple(float(e) for e in args.epsilons.split(",")) if args.epsilons else EPSILONS
-    cells: list[CellResult] = []
-    for ds in datasets:
-        ms = methods(ds.kind)
-        if args.no_competitors:
-            ms = [m for m in ms if m.library == "smoothdp"]
-        reused = [known[(ds.name, e, m.name)] for m in ms for e in epsilons if (ds.name, e, m.name) in known]
-        ms_run = [m for m in ms if not all((ds.name, e, m.name) in known for e in epsilons)]
-        cells += run_all([ds], ms_run, epsilons=epsilons, trials=args.trials, progress=print) + reused
-    partial = args.datasets or args.epsilons or args.trials < 200 or args.no_competitors
-    stem = "new_mechanisms_partial" if partial else "new_mechanisms"
     RESULTS.mkdir(parents=True, exist_ok=True)
+    if not args.merge:
+        known = {} if args.fresh_competitors else _known_competitor_cells()
+        datasets = build_datasets() + extra_datasets()
+        if args.datasets:
+            wanted = {d.strip() for d in args.datasets.split(",")}
+            datasets = [d for d in datasets if d.name in wanted]
+        epsilons = tuple(float(e) for e in args.epsilons.split(",")) if args.epsilons else EPSILONS
+        cells: list[CellResult] = []
+        for ds in datasets:
+            ms = methods(ds.kind)
+            if args.part == "smoothdp":
+                ms = [m for m in ms if m.library == "smoothdp"]
+            elif args.part == "competitors":
+                ms = [m for m in ms if m.library != "smoothdp"]
+            keys = [(ds.name, e, m.name) for m in ms for e in epsilons]
+            reused = [known[k] for k in keys if k in known]
+            ms_run = [m for m in ms if not all((ds.name, e, m.name) in known for e in epsilons)]
+            trials = args.trials if ds.kind == "median" else args.decile_trials
+            cells += run_all([ds], ms_run, epsilons=epsilons, trials=trials, progress=_flush_print) + reused
+        partial = bool(args.datasets or args.epsilons or args.trials < 200)
+        stem = args.stem or ("new_mechanisms_partial" if partial else "new_mechanisms") + (
+            "" if args.part == "all" else f"_{args.part}"
+        )
+        _write(stem, cells, args.trials)
+        if args.part == "all" or partial or args.stem:
+            return 0
+    parts = [RESULTS / f"new_mechanisms_{p}.json" for p in ("smoothdp", "competitors")]
+    merged = [CellResult(**c) for p in parts if p.exists() for c in json.loads(p.read_text(encoding="utf-8"))]
+    _write("new_mechanisms", merged, args.trials)
+    return 0
+
+
+def _flush_print(line: str) -> None:
+    print(line, flush=True)
+
+
+def _write(stem: str, cells: list[CellResult], trials: int) -> None:
     header = (
-        "# Newer mechanisms and no bounds: median |error| (90th percentile), "
-        f"{args.trials} trials per cell\n\nCommand: `python -m benchmarks.accuracy_new_mechanisms`; "
-        "columns `none:*` run with `bounds=None`, competitors with the data set's bounds.\n\n"
+        "# Newer mechanisms and no bounds: median |error| (90th percentile)\n\n"
+        f"Command: `python -m benchmarks.accuracy_new_mechanisms` ({trials} trials per median cell, fewer "
+        "for deciles: see `trials` in the JSON); columns `none:*` run with `bounds=None`, competitors "
+        "with the data set's bounds; deciles: mean |error| over the nine deciles.\n\n"
     )
     (RESULTS / f"{stem}.md").write_text(header + _table(cells) + "\n", encoding="utf-8")
     (RESULTS / f"{stem}.json").write_text(
         json.dumps([replace(c).as_dict() for c in cells], indent=1, default=str), encoding="utf-8"
     )
     print(f"wrote {RESULTS / stem}.md", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

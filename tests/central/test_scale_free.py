@@ -45,24 +45,42 @@ def test_tied_zeros_are_released_as_zero():
 
 
 def test_draws_follow_the_exact_law_over_the_pieces():
-    """Frequencies of the pieces (and the atom) against their exact probabilities, computed in mpmath."""
+    """Frequencies of the open intervals and of the atoms at data values against their exact probabilities
+    (mpmath, from the base measure: g, the atom of mass 1 at 0, 2^-14 at every other integer)."""
     x = np.array([-2.0, 0.5, 3.0, 40.0])
     mech = ScaleFreeQuantile(0.5, epsilon=3.0, numerics="float")
     coef = 0.5 * mech.epsilon_used(4)
     t = 1.5  # ⌈0.5·4⌉ − 1/2
+    c = 2.0**-14
     edges = [-CAP, *x.tolist(), CAP]
-    probs = [_mu(a, b) * mp.exp(-coef * abs(j - t)) for j, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
-    probs.append(mp.exp(-coef * 0.5))  # the atom: #{x < 0} = 1, #{x ≤ 0} = 1, dist(1.5, [1, 1]) = 0.5
+    inside = [0, 1, 2, 36, 2**20 - 40]  # integers strictly inside each interval, 1 ≤ |k| ≤ 2^20 (0 apart)
+    inside[0] = 2**20 - 2
+    probs = [
+        (_mu(a, b) + c * m) * mp.exp(-coef * abs(j - t))
+        for j, (a, b, m) in enumerate(zip(edges[:-1], edges[1:], inside, strict=True))
+    ]
+    atoms = {-2.0: (0, 1), 0.0: (1, 1), 3.0: (2, 3), 40.0: (3, 4)}  # value: (#{x < v}, #{x ≤ v})
+    for v, (lo, hi) in atoms.items():
+        mass = 1.0 if v == 0.0 else c
+        probs.append(mass * mp.exp(-coef * max(0.0, lo - t, t - hi)))
     total = sum(probs)
     expected = np.array([float(p / total) for p in probs])
     draws = np.array([mech.sample(x, default_rng(s)) for s in range(4000)])
-    counts = [int(np.sum((draws > a) & (draws < b))) for a, b in zip(edges[:-1], edges[1:])]
-    counts.append(int(np.sum(draws == 0.0)))
+    on_atom = np.isin(draws, list(atoms))
+    counts = [int(np.sum((draws > a) & (draws < b) & ~on_atom)) for a, b in zip(edges[:-1], edges[1:])]
+    counts += [int(np.sum(draws == v)) for v in atoms]
     keep = expected * draws.size >= 5
     observed = np.array(counts)[keep]
     exp = expected[keep] * draws.size
     exp *= observed.sum() / exp.sum()
     assert stats.chisquare(observed, exp).pvalue > 1e-3
+
+
+def test_tied_integers_far_from_zero_are_released_exactly():
+    x = np.repeat(np.arange(1990.0, 1999.0), 100)  # nine years, 100 records each: rank 450 inside 1994
+    mech = ScaleFreeQuantile(0.5, epsilon=1.0)
+    data = mech._prepare(x)
+    assert sum(mech.sample(data, default_rng(s)) == 1994.0 for s in range(40)) >= 36
 
 
 def test_the_exact_and_float_paths_release_the_same_quantile_neighbourhood():

@@ -157,7 +157,18 @@ def _mu(u: float, v: float, s: float) -> mp.mpf:
         return big_g(v) - big_g(u)
 
 
+INTEGER_MASS, INTEGER_REACH = 2.0**-14, 2**20  # the documented atoms at the non-zero integers |k| ≤ 2^20
+
+
+def _integers_between(u: float, v: float) -> int:
+    """#{k ∈ ℤ : u < k < v, 1 ≤ |k| ≤ 2^20}, by enumeration of the few candidates at the ends."""
+    lo, hi = max(math.floor(u) + 1, -INTEGER_REACH), min(math.ceil(v) - 1, INTEGER_REACH)
+    return max(0, hi - lo + 1) - (1 if lo <= 0 <= hi else 0)
+
+
 def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """Density with respect to μ = g + δ_0 + 2^-14·Σ_{1≤|k|≤2^20} δ_k, at every piece and every atom at a
+    data value (atoms inside a gap share the gap's utility, so the pieces' midpoints cover them)."""
     cap = math.ldexp(1.0, CAP_EXP)
 
     def log_density(data: np.ndarray, ys: list[float]) -> list[mp.mpf]:
@@ -169,18 +180,24 @@ def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         z = mp.mpf(0)
         for j in range(n + 1):
             if edges[j + 1] > edges[j]:
-                z += _mu(edges[j], edges[j + 1], mech.floor) * mp.exp(-coef * abs(j - t))
-        below, at_most = float(np.sum(data < 0)), float(np.sum(data <= 0))
-        z += mp.exp(-coef * max(0.0, below - t, t - at_most))  # the atom at 0, mass 1
+                mass = _mu(edges[j], edges[j + 1], mech.floor)
+                mass += INTEGER_MASS * _integers_between(edges[j], edges[j + 1])
+                z += mass * mp.exp(-coef * abs(j - t))
+        for v in sorted(set(data.tolist()) | {0.0}):
+            if v == 0.0 or (v == round(v) and abs(v) <= INTEGER_REACH):
+                below, at_most = float(np.sum(data < v)), float(np.sum(data <= v))
+                z += (1.0 if v == 0.0 else INTEGER_MASS) * mp.exp(-coef * max(0.0, below - t, t - at_most))
         out = []
         for y in ys:
             lo, hi = float(np.sum(data < y)), float(np.sum(data <= y))
-            util = max(0.0, lo - t, t - hi) if y == 0.0 else abs(lo - t)
+            util = max(0.0, lo - t, t - hi) if y in atoms else abs(lo - t)
             out.append(-coef * util - mp.log(z))
         return out
 
-    cuts = sorted({-cap, cap, *map(float, x), *map(float, x2), -mech.floor, mech.floor})
-    ys = [0.5 * (a + b) for a, b in itertools.pairwise(cuts) if b > a] + [0.0]
+    values = {*map(float, x), *map(float, x2), 0.0}
+    atoms = {v for v in values if v == 0.0 or (v == round(v) and abs(v) <= INTEGER_REACH)}
+    cuts = sorted({-cap, cap, *values, -mech.floor, mech.floor})
+    ys = [0.5 * (a + b) for a, b in itertools.pairwise(cuts) if b > a] + sorted(atoms)
     la, lb = log_density(x, ys), log_density(x2, ys)
     return float(max(abs(a - b) for a, b in zip(la, lb, strict=True)))
 

@@ -51,11 +51,26 @@ from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_epsilon, check_in_range
 
-__all__ = ["ZERO_MASS", "ScaleFreeQuantile", "scale_free_pieces"]
+__all__ = [
+    "INTEGER_MASS",
+    "INTEGER_REACH",
+    "ZERO_MASS",
+    "ScaleFreeQuantile",
+    "integers_inside",
+    "scale_free_pieces",
+]
 
 #: Mass of the atom at 0 in the base measure (the uniform core [−s, s] has mass 2): tied zeros (counts,
 #: amounts, indicators) are released as 0 itself.
 ZERO_MASS = 1.0
+#: Mass of the atom at every non-zero integer k with |k| ≤ INTEGER_REACH: tied integers (ages, counts,
+#: years) are released exactly, as by the bounded mechanism's default lattice.
+INTEGER_MASS = 2.0**-14
+#: The largest integer magnitude carrying an atom (2^20: the atoms' total mass is 2^21·2^-14 = 128).
+INTEGER_REACH = 2.0**20
+#: Relative error of the float piece masses (≤ 2^-40), charged as an extra log-weight error (the piece
+#: weights and the split of a piece between its continuum and its integer atoms use the float masses).
+_MASS_ERROR = 2.0**-39
 
 PROOF = "docs/theory/unbounded.md#the-exponential-mechanism-on-the-whole-line"
 _MT = "McSherry & Talwar, Mechanism design via differential privacy, FOCS 2007"
@@ -72,6 +87,22 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
         small = np.log1p((vv - uu) / uu)
         large = np.log(vv) - np.log(uu)
     out: NDArray[np.float64] = np.where(ok, np.where(near, small, large), 0.0)
+    return out
+
+
+def integers_inside(starts: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
+    """#{k ∈ ℤ ∩ (start, end) : 1 ≤ |k| ≤ 2^20} per piece (a piece lies on one side of 0; exact integer
+    floats: the ends are clipped to ±(2^20 + 1) first)."""
+    edge = INTEGER_REACH + 1.0
+    a = np.clip(starts, -edge, edge)
+    b = np.clip(ends, -edge, edge)
+    first = np.floor(a) + 1.0  # the smallest integer > a
+    last = np.ceil(b) - 1.0  # the largest integer < b
+    pos_first, pos_last = np.maximum(first, 1.0), np.minimum(last, INTEGER_REACH)
+    neg_first, neg_last = np.maximum(first, -INTEGER_REACH), np.minimum(last, -1.0)
+    out: NDArray[np.float64] = np.maximum(0.0, pos_last - pos_first + 1.0) + np.maximum(
+        0.0, neg_last - neg_first + 1.0
+    )
     return out
 
 
@@ -163,8 +194,9 @@ class ScaleFreeQuantile(Mechanism):
         return "median" if self.q == 0.5 else f"quantile({self.q:g})"
 
     def weight_margin(self, n: int) -> float:
-        """η: the certified error of the float log weights (every |ln mass| ≤ 746, as for widths ≤ 1)."""
-        return log_weight_margin(epsilon=self.epsilon, n=n, width=1.0)
+        """η: the certified error of the float log weights (every |ln mass| ≤ 746, as for widths ≤ 1), plus
+        the relative error 2^-39 of the float masses used to split a piece between continuum and atoms."""
+        return log_weight_margin(epsilon=self.epsilon, n=n, width=1.0) + _MASS_ERROR
 
     def epsilon_used(self, n: int) -> float:
         """ε′ = ε − 4η."""
@@ -177,28 +209,45 @@ class ScaleFreeQuantile(Mechanism):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         return prepare_unbounded(data)
 
-    def log_weights(self, sorted_x: NDArray[np.float64]) -> tuple[Any, NDArray[np.float64]]:
-        """The pieces and their float log weights ln μ(piece) − (ε′/2)·|j − t|, then the atom at 0:
-        ln(ZERO_MASS) − (ε′/2)·dist(t, [#{x < 0}, #{x ≤ 0}])."""
+    def log_weights(
+        self, sorted_x: NDArray[np.float64]
+    ) -> tuple[Any, NDArray[np.float64], NDArray[np.float64]]:
+        """The pieces, their integer atoms, and the float log weights: pieces ln(μ(piece) + c·#atoms inside)
+        − (ε′/2)·|j − t|, then the atoms at the distinct data values that carry one (0, or an integer with
+        |k| ≤ 2^20): ln(mass) − (ε′/2)·dist(t, [#{x < v}, #{x ≤ v}]); returns (pieces, atom values, log w)."""
         n = int(sorted_x.size)
         pieces = scale_free_pieces(sorted_x, self.floor)
-        _, _, masses, index, _ = pieces
+        starts, ends, masses, index, _ = pieces
         coef = 0.5 * self.epsilon_used(n)
         t = self.target(n)
-        below = float(np.searchsorted(sorted_x, 0.0, side="left"))
-        at_most = float(np.searchsorted(sorted_x, 0.0, side="right"))
-        dist = max(0.0, below - t, t - at_most)
+        inside = integers_inside(starts, ends)
         with np.errstate(divide="ignore"):
-            logw = np.log(masses) - coef * np.abs(index - t)
-        return pieces, np.concatenate((logw, [math.log(ZERO_MASS) - coef * dist]))
+            logw = np.log(masses + INTEGER_MASS * inside) - coef * np.abs(index - t)
+        values = np.unique(sorted_x)
+        atoms = values[(values == 0.0) | ((values == np.round(values)) & (np.abs(values) <= INTEGER_REACH))]
+        atoms = np.union1d(atoms, [0.0])  # 0 carries its atom whether or not it is a data value
+        below = np.searchsorted(sorted_x, atoms, side="left").astype(np.float64)
+        at_most = np.searchsorted(sorted_x, atoms, side="right").astype(np.float64)
+        dist = np.maximum(0.0, np.maximum(below - t, t - at_most))
+        log_mass = np.where(atoms == 0.0, math.log(ZERO_MASS), math.log(INTEGER_MASS))
+        return (*pieces, inside), atoms, np.concatenate((logw, log_mass - coef * dist))
 
     def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
         """One output on prepared data (sorted, policy applied), no accountant."""
-        (starts, ends, _, _, kind), logw = self.log_weights(sorted_x)
+        (starts, ends, masses, _, kind, inside), atoms, logw = self.log_weights(sorted_x)
         i = exact_categorical(logw, rng)
-        if i == starts.size:
-            return 0.0  # the atom at 0
-        lo, hi, k = float(starts[i]), float(ends[i]), int(kind[i])
+        if i >= starts.size:
+            return float(atoms[i - starts.size])  # an atom at a data value (or 0)
+        lo, hi, k, m = float(starts[i]), float(ends[i]), int(kind[i]), int(inside[i])
+        if m > 0:  # the piece's integer atoms or its continuum, in proportion to their (float) masses
+            split = np.log(np.array([float(masses[i]), INTEGER_MASS * m]))
+            if exact_categorical(split, rng) == 1:
+                edge = INTEGER_REACH + 1.0
+                first = (
+                    math.floor(min(max(lo, -edge), edge)) + 1
+                )  # the smallest integer above the piece's start
+                first = max(first, 1) if k > 0 else max(first, -int(INTEGER_REACH))
+                return float(first + int(rng.integers(0, m)))
         if k == 0:
             return float(uniform_on_grid(lo, hi, grid=self.grid, rng=rng, numerics=self.numerics))
         if k > 0:
