@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath as mp
@@ -67,7 +68,7 @@ def test_draws_follow_the_exact_law_over_the_pieces():
     expected = np.array([float(p / total) for p in probs])
     draws = np.array([mech.sample(x, default_rng(s)) for s in range(4000)])
     on_atom = np.isin(draws, list(atoms))
-    counts = [int(np.sum((draws > a) & (draws < b) & ~on_atom)) for a, b in zip(edges[:-1], edges[1:])]
+    counts = [int(np.sum((draws > a) & (draws < b) & ~on_atom)) for a, b in itertools.pairwise(edges)]
     counts += [int(np.sum(draws == v)) for v in atoms]
     keep = expected * draws.size >= 5
     observed = np.array(counts)[keep]

@@ -1,4 +1,4 @@
-"""Quantiles and ranges without bounds: the ladder, the AboveThreshold walk, its work bound, the entry points."""
+"""Quantiles and ranges without bounds: the ladder, the AboveThreshold walk, its work bound, entry points."""
 
 from __future__ import annotations
 

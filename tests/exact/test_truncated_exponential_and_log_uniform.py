@@ -31,11 +31,13 @@ def _ideal_loguniform(u: mp.mpf, lo: float, hi: float) -> mp.mpf:
     return mp.mpf(lo) * mp.exp(u * mp.log(mp.mpf(hi) / mp.mpf(lo)))
 
 
+def _truncexp(lo: float, hi: float, rate: float, increasing: bool) -> Any:
+    return lambda g: truncated_exponential_on_grid(lo, hi, rate=rate, increasing=increasing, grid=GRID, rng=g)
+
+
 CASES = [
-    ("truncexp-down", lambda g: truncated_exponential_on_grid(1.0, 3.5, rate=0.7, increasing=False, grid=GRID, rng=g),
-     lambda u: _ideal_truncexp(u, 1.0, 3.5, 0.7, False)),
-    ("truncexp-up", lambda g: truncated_exponential_on_grid(-2.0, 0.25, rate=3.0, increasing=True, grid=GRID, rng=g),
-     lambda u: _ideal_truncexp(u, -2.0, 0.25, 3.0, True)),
+    ("truncexp-down", _truncexp(1.0, 3.5, 0.7, False), lambda u: _ideal_truncexp(u, 1.0, 3.5, 0.7, False)),
+    ("truncexp-up", _truncexp(-2.0, 0.25, 3.0, True), lambda u: _ideal_truncexp(u, -2.0, 0.25, 3.0, True)),
     ("loguniform", lambda g: log_uniform_on_grid(0.01, 6.0, grid=GRID, rng=g),
      lambda u: _ideal_loguniform(u, 0.01, 6.0)),
 ]  # fmt: skip
@@ -43,7 +45,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "draw", "ideal"), CASES, ids=[c[0] for c in CASES])
 def test_each_release_is_the_rounded_ideal_draw_of_its_uniform(name: str, draw: Any, ideal: Any) -> None:
-    """One 64-bit word per draw: U ∈ [k/2^64, (k + 1)/2^64]; where both ends round alike, the release is it."""
+    """One 64-bit word per draw, U in [k, k + 1]/2^64: where both ends round alike, so does the release."""
     gen = default_rng(17)
     words = default_rng(17).bit_generator.random_raw(300)
     checked = 0
@@ -64,7 +66,10 @@ def test_the_arb_path_alone_gives_the_same_releases(law_type: Any, monkeypatch: 
         g = default_rng(5)
         if law_type is LogUniformLaw:
             return [log_uniform_on_grid(0.5, 40.0, grid=GRID, rng=g) for _ in range(40)]
-        return [truncated_exponential_on_grid(0.0, 2.0, rate=1.5, increasing=False, grid=GRID, rng=g) for _ in range(40)]
+        return [
+            truncated_exponential_on_grid(0.0, 2.0, rate=1.5, increasing=False, grid=GRID, rng=g)
+            for _ in range(40)
+        ]
 
     ref = draws()
 
@@ -79,7 +84,12 @@ def test_the_arb_path_alone_gives_the_same_releases(law_type: Any, monkeypatch: 
 
 def test_the_laws_are_the_truncated_exponential_and_the_log_uniform() -> None:
     g = default_rng(2024)
-    v = np.array([truncated_exponential_on_grid(0.0, 1.0, rate=2.0, increasing=False, grid=GRID, rng=g) for _ in range(4000)])
+    v = np.array(
+        [
+            truncated_exponential_on_grid(0.0, 1.0, rate=2.0, increasing=False, grid=GRID, rng=g)
+            for _ in range(4000)
+        ]
+    )
     assert stats.kstest(v, lambda t: -np.expm1(-2.0 * t) / -np.expm1(-2.0)).pvalue > 1e-3
     w = np.array([log_uniform_on_grid(1.0, 100.0, grid=GRID, rng=g) for _ in range(4000)])
     assert stats.kstest(np.log(w), stats.uniform(0.0, np.log(100.0)).cdf).pvalue > 1e-3

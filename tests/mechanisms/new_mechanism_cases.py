@@ -118,7 +118,7 @@ def uqe_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 
 def _top_values(n_out: int) -> list[float]:
-    """The upper end released for each output (direction, k) of the two-sided walk read "above": up k → o + M_k
+    """The upper end released for each output (direction, k) of the two-sided walk read "above": up k → M_k
     (no stop: the cap); down k → −M_{k−1} one step back (k = 0: +M_1; no stop: −cap)."""
     mags = _ladder(0.0)
     size = mags.size

@@ -125,7 +125,9 @@ class Ladder:
         would overflow), a deterministic function of j; M_1 = s exactly."""
         t = (np.asarray(j, dtype=np.float64) - 1.0) * self._log_ratio
         with np.errstate(over="ignore"):
-            return np.where(t <= 700.0, self.floor * np.exp(np.minimum(t, 700.0)), np.exp(t + self._log_floor))
+            return np.where(
+                t <= 700.0, self.floor * np.exp(np.minimum(t, 700.0)), np.exp(t + self._log_floor)
+            )
 
     def magnitudes(self, start: int, stop: int) -> NDArray[np.float64]:
         """M_j for j in [start, stop) ⊆ [0, K] (public, a deterministic function of j)."""
@@ -472,7 +474,7 @@ class UnboundedRange(Mechanism):
         self.calibration = None
 
     def bottom(self, top: float) -> UnboundedQuantile:
-        """The second walk: down from the released upper end ``top`` (a private output, public from then on)."""
+        """The second walk: down from the released upper end ``top`` (a private output, public from now)."""
         return UnboundedQuantile(
             self.quantiles[0], epsilon=self.epsilon_bottom, upper=top, side="below", **self._common
         )
