@@ -121,6 +121,38 @@ def _known_competitor_cells() -> dict[tuple[str, float, str], CellResult]:
     return out
 
 
+COMPETITOR_NAMES = ("diffprivlib", "opendp-em", "opendp-tree")
+
+
+def _summary(cells: list[CellResult]) -> str:
+    """Per smoothdp column: on how many cells its median |error| is within 10% of the best competitor's
+    (given the data set's bounds) or strictly below it, and within 10% of smoothdp's default call."""
+    by: dict[tuple[str, float], dict[str, float]] = {}
+    for c in cells:
+        by.setdefault((c.dataset, c.epsilon), {})[c.method] = c.median_abs_error
+    names = sorted({c.method for c in cells if c.library == "smoothdp"})
+    lines = [
+        "| column | cells | ≤ 1.1 × best competitor | < best competitor | ≤ 1.1 × smoothdp default |",
+        "|---|---|---|---|---|",
+    ]
+    for name in names:
+        total = near = better = near_default = 0
+        for row in by.values():
+            if name not in row:
+                continue
+            comp = [row[m] for m in COMPETITOR_NAMES if m in row]
+            if not comp:
+                continue
+            best, mine = min(comp), row[name]
+            total += 1
+            near += mine <= 1.1 * best or mine <= best + 1e-12
+            better += mine < best
+            if "smoothdp" in row:
+                near_default += mine <= 1.1 * row["smoothdp"] or mine <= row["smoothdp"] + 1e-12
+        lines.append(f"| {name} | {total} | {near} | {better} | {near_default} |")
+    return "\n".join(lines)
+
+
 def _table(cells: list[CellResult]) -> str:
     by: dict[tuple[str, float], dict[str, CellResult]] = {}
     names: list[str] = []
@@ -203,7 +235,8 @@ def _write(stem: str, cells: list[CellResult], trials: int) -> None:
         "for deciles: see `trials` in the JSON); columns `none:*` run with `bounds=None`, competitors "
         "with the data set's bounds; deciles: mean |error| over the nine deciles.\n\n"
     )
-    (RESULTS / f"{stem}.md").write_text(header + _table(cells) + "\n", encoding="utf-8")
+    body = _table(cells) + "\n\n## Summary\n\n" + _summary(cells) + "\n"
+    (RESULTS / f"{stem}.md").write_text(header + body, encoding="utf-8")
     (RESULTS / f"{stem}.json").write_text(
         json.dumps([replace(c).as_dict() for c in cells], indent=1, default=str), encoding="utf-8"
     )
