@@ -8,7 +8,9 @@ the real line. Here the base measure has the density
 
 s = ``floor`` (default 2^-30): uniform near 0 and log-uniform beyond, so that every octave of magnitude
 carries the same mass ln 2 whatever the data's units (total mass 2(1 + ln(2^1021/s)) ≈ 1460), plus an atom
-of mass 1 at 0 (tied zeros are common: counts, amounts). The output density with respect to it is
+of mass 1 at 0 (tied zeros are common: counts, amounts) and atoms of mass 2^-14 at the non-zero integers up
+to 2^20 in magnitude (tied ages, counts, years, whole dollars are released exactly). The output density with
+respect to it is
 
     p_x(y) ∝ exp(−ε′·u(y)/2),   u(y) = dist(t, [#{x_i < y}, #{x_i ≤ y}])
 
