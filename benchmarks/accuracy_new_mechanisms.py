@@ -220,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     parts = [RESULTS / f"new_mechanisms_{p}.json" for p in ("smoothdp", "competitors")]
     merged = [CellResult(**c) for p in parts if p.exists() for c in json.loads(p.read_text(encoding="utf-8"))]
+    have = {(c.dataset, c.epsilon, c.method) for c in merged}
+    rows = {(c.dataset, c.epsilon) for c in merged}
+    merged += [c for k, c in _known_competitor_cells().items() if k not in have and k[:2] in rows]
+    order = {name: i for i, name in enumerate(d.name for d in build_datasets() + extra_datasets())}
+    merged.sort(key=lambda c: (order.get(c.dataset, len(order)), c.epsilon))
     _write("new_mechanisms", merged, args.trials)
     return 0
 
