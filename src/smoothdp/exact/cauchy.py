@@ -33,7 +33,7 @@ from smoothdp.exact._core import (
     draw_words,
 )
 from smoothdp.exact.arithmetic import BINARY64, Arithmetic, arithmetic_of
-from smoothdp.exact.laws import LawBase, arb_constant
+from smoothdp.exact.laws import LawBase, Scratch, arb_constant
 
 if TYPE_CHECKING:
     from flint import arb
@@ -347,7 +347,7 @@ class GeneralizedCauchyLaw(LawBase):
         x_hi *= k.up_e
         return x_lo, x_hi
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
