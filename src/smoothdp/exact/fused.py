@@ -43,16 +43,19 @@ from smoothdp.exact.laws import Scratch
 
 __all__ = ["CHUNK", "SIGN_BIT", "Decider", "Workspace"]
 
-#: Elements per chunk: each float64 buffer is 64 KiB, so the working set of a chunk stays in the L2 cache.
-CHUNK = 1 << 13
+#: Elements per chunk: each float64 buffer is 128 KiB, made once per release (so no allocation reaches the
+#: C library's mmap threshold chunk after chunk); the working set of a chunk stays in the L2 cache.
+CHUNK = 1 << 14
 #: The sign bit of a float64's bit pattern.
 SIGN_BIT = np.uint64(1 << 63)
-_DN = 1.0 - 2.0**-52
-_UP = 1.0 + 2.0**-51
-_K = 3.0 * 2.0**-53
-_C_FLOOR = 2.0**-1000
-_EXPONENT_BITS = np.uint64(0x7FF0000000000000)
-_SHIFT63 = np.int64(63)
+# Constants as 0-d arrays: a numpy call costs about twice as much with a Python float operand.
+_DN = np.asarray(1.0 - 2.0**-52)
+_UP = np.asarray(1.0 + 2.0**-51)
+_K = np.asarray(3.0 * 2.0**-53)
+_TINY = np.asarray(TINY)
+_ZERO = np.asarray(0.0)
+_EXPONENT_BITS = np.asarray(np.uint64(0x7FF0000000000000))
+_SHIFT63 = np.asarray(np.int64(63))
 
 
 class Workspace:
@@ -83,8 +86,7 @@ class Decider:
         self.s_one = same_s and not self.s_zero and bool(np.all(affine.s_lo == 1.0))
         self.round = _rounding(rounder, size)
         self.p_lo, self.p_hi, self.total, self.omega = (np.empty(size) for _ in range(4))
-        self.mask = np.empty(size, dtype=np.int64)
-        self.swap = np.empty(size, dtype=np.uint64)
+        self.mask = np.empty(size, dtype=np.uint64)
         self.bad = np.empty(size, dtype=np.bool_)
         self.flag = np.empty(size, dtype=np.bool_)
 
@@ -101,32 +103,39 @@ class Decider:
     ) -> None:
         m = b - a
         bad, flag = self.bad[:m], self.flag[:m]
+        rnd = self.round
         if self.magnitude:
             y_lo, y_hi = self._magnitudes(a, b, j, z_lo, z_hi)
-            r_lo = self.round.pair(y_lo, y_hi, y_lo, out)
-            np.greater_equal(y_hi, self.round.limit, out=flag)  # nan: r_hi is nan, so r_lo != r_hi
+            r_lo = rnd.pair(y_lo, y_hi, y_lo, out)
+            np.greater_equal(y_hi, rnd.limit, out=flag)  # nan: r_hi is nan, so r_lo != r_hi
         else:
             y_lo, y_hi, total = self._affine(a, b, j, sign_bits, z_lo, z_hi)
-            r_lo = self.round.pair(y_lo, y_hi, None, out)
-            np.greater_equal(total, 0.5 * self.round.limit, out=flag)
-        np.not_equal(r_lo, self.round.r_hi[:m], out=bad)
-        bad |= flag
-        undecided |= bad
+            r_lo = rnd.pair(y_lo, y_hi, None, out)
+            np.greater_equal(total, rnd.half_limit, out=flag)
+        np.not_equal(r_lo, rnd.r_hi[:m], out=bad)
+        np.logical_or(bad, flag, out=bad)
+        np.logical_or(undecided, bad, out=undecided)
         if self.magnitude and sign_bits is not None:  # R(−|y|) = −R(|y|): flip the sign bit
-            r_lo.view(np.uint64)[...] ^= sign_bits
+            bits = r_lo.view(np.uint64)
+            np.bitwise_xor(bits, sign_bits, out=bits)
 
     def _products(self, a: int, b: int, j: int, z_lo: F64, z_hi: F64) -> tuple[F64, F64]:
         """p⁻ ≤ s⁻·z⁻ and p⁺ ≥ s⁺·z⁺ up to 2⁻¹⁰⁷⁴ (z⁻ ≥ 0; S = 0 gives exactly 0, even for z = inf)."""
         m = b - a
         aff = self.affine
-        p_lo = np.multiply(aff.s_lo[a:b, j], z_lo, out=self.p_lo[:m])
-        p_lo *= _DN
-        p_hi = np.multiply(aff.s_hi[a:b, j], z_hi, out=self.p_hi[:m])
-        p_hi *= _UP
+        p_lo, p_hi = self.p_lo[:m], self.p_hi[:m]
+        if self.s_one:
+            np.copyto(p_lo, z_lo)
+            np.copyto(p_hi, z_hi)
+            return p_lo, p_hi
+        np.multiply(aff.s_lo[a:b, j], z_lo, out=p_lo)
+        np.multiply(p_lo, _DN, out=p_lo)
+        np.multiply(aff.s_hi[a:b, j], z_hi, out=p_hi)
+        np.multiply(p_hi, _UP, out=p_hi)
         if self.s_zero:
-            zero = np.equal(aff.s_hi[a:b, j], 0.0, out=self.flag[:m])
-            np.copyto(p_lo, 0.0, where=zero)
-            np.copyto(p_hi, 0.0, where=zero)
+            zero = np.equal(aff.s_hi[a:b, j], _ZERO, out=self.flag[:m])
+            np.copyto(p_lo, _ZERO, where=zero)
+            np.copyto(p_hi, _ZERO, where=zero)
         return p_lo, p_hi
 
     def _magnitudes(self, a: int, b: int, j: int, z_lo: F64, z_hi: F64) -> tuple[F64, F64]:
@@ -134,41 +143,48 @@ class Decider:
         if self.s_one:
             return z_lo, z_hi
         p_lo, p_hi = self._products(a, b, j, z_lo, z_hi)
-        p_lo -= TINY
-        p_hi += TINY
+        np.subtract(p_lo, _TINY, out=p_lo)
+        np.add(p_hi, _TINY, out=p_hi)
         return p_lo, p_hi
 
     def _affine(
         self, a: int, b: int, j: int, sign_bits: U64 | None, z_lo: F64, z_hi: F64
     ) -> tuple[F64, F64, F64]:
-        """The ends of c + σ·S·|Z| (unordered for an exact center), and C + p⁺ (the too-big test)."""
+        """The ends of c + σ·S·|Z| (unordered for an exact center), and C + p⁺ ≥ |y| (the too-big test).
+
+        C = |c| (exact center) or max(c⁺, −c⁻) ≥ |c|, per element; ω = (C + p⁺)·3u + 2⁻¹⁰⁶⁰.
+        """
         m = b - a
         aff = self.affine
-        if self.s_one:
-            p_lo, p_hi = self.p_lo[:m], self.p_hi[:m]
-            p_lo[...] = z_lo
-            p_hi[...] = z_hi
-        else:
-            p_lo, p_hi = self._products(a, b, j, z_lo, z_hi)
+        p_lo, p_hi = self._products(a, b, j, z_lo, z_hi)
         c_lo, c_hi = aff.c_lo[a:b, j], aff.c_hi[a:b, j]
-        c_abs = max(float(c_hi.max()), -float(c_lo.min()), _C_FLOOR)
-        total = np.add(p_hi, c_abs, out=self.total[:m])  # ≥ |c| + p⁺; nan stays nan
-        omega = np.multiply(total, _K, out=self.omega[:m])
+        total, omega = self.total[:m], self.omega[:m]
+        if self.c_exact:
+            np.abs(c_lo, out=total)
+        else:
+            np.negative(c_lo, out=total)
+            np.maximum(total, c_hi, out=total)
+        np.add(total, p_hi, out=total)  # nan stays nan
+        np.multiply(total, _K, out=omega)
+        np.add(omega, _TINY, out=omega)
+        lo_bits, hi_bits = p_lo.view(np.uint64), p_hi.view(np.uint64)
         if sign_bits is not None:
-            if self.c_exact:  # the ends' order does not matter: q = σ·p, ω carries σ too
-                omega.view(np.uint64)[...] ^= sign_bits
-            else:  # swap the ends where σ = −: mask all ones there
-                mask = np.right_shift(sign_bits.view(np.int64), _SHIFT63, out=self.mask[:m])
-                swap = np.bitwise_xor(p_lo.view(np.uint64), p_hi.view(np.uint64), out=self.swap[:m])
-                swap &= mask.view(np.uint64)
-                p_lo.view(np.uint64)[...] ^= swap
-                p_hi.view(np.uint64)[...] ^= swap
-            p_lo.view(np.uint64)[...] ^= sign_bits
-            p_hi.view(np.uint64)[...] ^= sign_bits
-        p_lo += c_lo
-        p_lo -= omega
-        p_hi += c_hi
-        p_hi += omega
+            if self.c_exact:  # the ends' order does not matter: q = σ·p, and ω carries σ too
+                omega_bits = omega.view(np.uint64)
+                np.bitwise_xor(omega_bits, sign_bits, out=omega_bits)
+            else:  # swap the ends where σ = − (an all-ones mask there), exactly
+                mask = self.mask[:m]
+                np.right_shift(sign_bits.view(np.int64), _SHIFT63, out=mask.view(np.int64))
+                swap = np.bitwise_xor(lo_bits, hi_bits, out=self.round.other[:m].view(np.uint64))
+                np.bitwise_and(swap, mask, out=swap)
+                np.bitwise_xor(lo_bits, swap, out=lo_bits)
+                np.bitwise_xor(hi_bits, swap, out=hi_bits)
+            np.bitwise_xor(lo_bits, sign_bits, out=lo_bits)
+            np.bitwise_xor(hi_bits, sign_bits, out=hi_bits)
+        np.add(p_lo, c_lo, out=p_lo)
+        np.subtract(p_lo, omega, out=p_lo)
+        np.add(p_hi, c_hi, out=p_hi)
+        np.add(p_hi, omega, out=p_hi)
         return p_lo, p_hi, total
 
 
@@ -176,32 +192,36 @@ class _GridRound:
     """Both ends rounded with one constant from the end of smaller magnitude (module docstring)."""
 
     def __init__(self, rounder: GridRounder, size: int) -> None:
-        self.floor = 2.0**rounder.exponent
-        self.limit = 2.0 ** (971 + rounder.precision)
-        self.magic = np.uint64(((52 - rounder.precision) << 52) | (1 << 51))
+        self.floor_bits = np.asarray(np.float64(2.0**rounder.exponent).view(np.uint64))
+        self.limit = np.asarray(2.0 ** (971 + rounder.precision))
+        self.half_limit = np.asarray(2.0 ** (970 + rounder.precision))
+        self.magic = np.asarray(np.uint64(((52 - rounder.precision) << 52) | (1 << 51)))
+        self.abs_bits = np.asarray(np.uint64((1 << 63) - 1))
         self.work = np.empty(size)
         self.r_hi = np.empty(size)
         self.other = np.empty(size)
 
     def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64) -> F64:
         """R(y_lo) into ``out`` and y_hi rounded alike into ``self.r_hi``; ``smaller`` = min(|y_lo|, |y_hi|)
-        (computed here when None)."""
+        (computed here when None). Magnitudes are compared as bit patterns (monotone for floats ≥ 0)."""
         m = y_lo.shape[0]
         mag = self.work[:m]
-        if smaller is None:
-            np.abs(y_lo, out=mag)
-            other = np.abs(y_hi, out=self.other[:m])
-            np.minimum(mag, other, out=mag)
-            np.maximum(mag, self.floor, out=mag)
-        else:
-            np.maximum(smaller, self.floor, out=mag)
         bits = mag.view(np.uint64)
-        bits &= _EXPONENT_BITS
-        bits += self.magic
+        if smaller is None:
+            other = self.other[:m].view(np.uint64)
+            np.bitwise_and(y_lo.view(np.uint64), self.abs_bits, out=bits)
+            np.bitwise_and(y_hi.view(np.uint64), self.abs_bits, out=other)
+            np.minimum(bits, other, out=bits)
+            np.maximum(bits, self.floor_bits, out=bits)
+        else:  # ≥ −2⁻¹⁰⁶⁰: a negative one only below the floor
+            np.maximum(smaller, self.floor_bits.view(np.float64), out=mag)
+        np.bitwise_and(bits, _EXPONENT_BITS, out=bits)
+        np.add(bits, self.magic, out=bits)
         np.add(y_lo, mag, out=out)
-        out -= mag
-        r_hi = np.add(y_hi, mag, out=self.r_hi[:m])
-        r_hi -= mag
+        np.subtract(out, mag, out=out)
+        r_hi = self.r_hi[:m]
+        np.add(y_hi, mag, out=r_hi)
+        np.subtract(r_hi, mag, out=r_hi)
         return out
 
 
@@ -210,9 +230,11 @@ class _FloatRound:
 
     def __init__(self, rounder: Rounder, size: int) -> None:
         self.rounder = rounder
-        self.limit = float("inf")
+        self.limit = np.asarray(np.inf)
+        self.half_limit = np.asarray(np.inf)
         self.work = np.empty(size)
         self.r_hi = np.empty(size)
+        self.other = np.empty(size)
 
     def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64) -> F64:
         out[...] = self.rounder.round_float(y_lo)
