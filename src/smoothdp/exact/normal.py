@@ -61,9 +61,7 @@ class GaussianLaw(LawBase):
             d=ar.grow(scale * Fraction(BINARY64.box) * half_pi[1], ar.elem),
         )
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         from scipy import special  # imported on first use: scipy is slow to import
 
         if not self.in_range or u_lo[0].dtype != np.float64:
@@ -84,4 +82,3 @@ class GaussianLaw(LawBase):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(us[0].erfcinv() * flint.arb(2).sqrt())]
-
