@@ -9,7 +9,8 @@
 (commit 9baa64b), before its second speed pass::
 
     git worktree add --detach /tmp/smoothdp-old-fused 9baa64b
-    PYTHONPATH=/tmp/smoothdp-old-fused/src:tests/exact .venv/bin/python tests/exact/make_frozen_releases.py --fused
+    PYTHONPATH=/tmp/smoothdp-old-fused/src:tests/exact \
+        .venv/bin/python tests/exact/make_frozen_releases.py --fused
 
 The script refuses to run unless ``smoothdp`` is imported from such an old tree (a path containing
 ``smoothdp-old``), and records which commit it was told it is.
