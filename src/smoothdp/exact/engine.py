@@ -49,13 +49,14 @@ from smoothdp.exact.fused import CHUNK, SIGN_BIT, Decider, Workspace
 
 __all__ = ["CHUNK", "LAST_STATS", "Stats", "run"]
 
-_SIGN_BIT = SIGN_BIT
-_SHIFT1 = np.uint64(1)
-_SHIFT12 = np.uint64(12)
+_SIGN_BIT = np.asarray(SIGN_BIT)
+_SHIFT1 = np.asarray(np.uint64(1))
+_SHIFT12 = np.asarray(np.uint64(12))
 _SHIFT63 = np.uint64(63)
 #: The bit pattern of 1.0: OR-ing a 52-bit integer j into it gives the float 1 + j·2⁻⁵² exactly.
-_ONE_BITS = np.uint64(0x3FF0000000000000)
-_ULP52 = 2.0**-52
+_ONE_BITS = np.asarray(np.uint64(0x3FF0000000000000))
+_ONE = np.asarray(1.0)
+_ULP52 = np.asarray(2.0**-52)
 _FLOAT_BITS = 52
 _WORD = 64
 
@@ -83,8 +84,11 @@ class _Words:
     n_uniforms: int
     signed: bool
 
-    def chunk(self, a: int, b: int, ws: Workspace) -> tuple[U64 | None, list[F64], list[F64]]:
-        """The sign bits and exact float boxes [j·2⁻⁵², (j+1)·2⁻⁵²] of the candidates a..b−1 (in ``ws``).
+    def chunk(
+        self, a: int, b: int, ws: Workspace, uppers: tuple[bool, ...] | None = None
+    ) -> tuple[U64 | None, list[F64], list[F64]]:
+        """The sign bits and exact float boxes [j·2⁻⁵², (j+1)·2⁻⁵²] of the candidates a..b−1 (in ``ws``;
+        an upper end the law does not read, ``uppers[j]`` False, is left unset).
 
         j = the top 52 bits of the uniform's integer part (63 bits when signed, 64 otherwise), as in
         :func:`smoothdp.exact._core.float_bounds`; 1 + j·2⁻⁵² is built from its bit pattern and 1
@@ -101,12 +105,13 @@ class _Words:
             if j == 0 and self.signed:
                 sign_bits = np.bitwise_and(w, _SIGN_BIT, out=ws.sign_bits[:m])
                 np.left_shift(w, _SHIFT1, out=bits)  # the low 63 bits, then their top 52
-                bits >>= _SHIFT12
+                np.right_shift(bits, _SHIFT12, out=bits)
             else:
                 np.right_shift(w, _SHIFT12, out=bits)
-            bits |= _ONE_BITS
-            u_lo -= 1.0
-            np.add(u_lo, _ULP52, out=u_hi)
+            np.bitwise_or(bits, _ONE_BITS, out=bits)
+            np.subtract(u_lo, _ONE, out=u_lo)
+            if uppers is None or uppers[j]:
+                np.add(u_lo, _ULP52, out=u_hi)
             lows.append(u_lo)
             highs.append(u_hi)
         return sign_bits, lows, highs
@@ -148,7 +153,9 @@ class _Accepted:
     cand: Candidates
     signed: bool
 
-    def chunk(self, a: int, b: int, ws: Workspace) -> tuple[U64 | None, list[F64], list[F64]]:
+    def chunk(
+        self, a: int, b: int, ws: Workspace, uppers: tuple[bool, ...] | None = None
+    ) -> tuple[U64 | None, list[F64], list[F64]]:
         """Sign bits and exact float boxes of the accepted candidates a..b−1 (in ``ws``)."""
         m = b - a
         lows, highs = [], []
@@ -201,31 +208,29 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
     number; its sign bit must not depend on c).
     """
     source = _candidates(law, n, rng)
-    out_t = np.empty((law.dimension, n))  # one contiguous row per coordinate
+    out = np.empty((n, law.dimension))
     undecided = np.zeros(n, dtype=np.bool_)
-    _fast_pass(law, source, affine, rounder, n, out_t, undecided)
-    out = out_t.T
+    decider = Decider(affine, rounder, min(n, CHUNK))
+    _fast_pass(law, source, decider, n, out, undecided)
     slow = np.flatnonzero(undecided)
     LAST_STATS.binary64_undecided = int(slow.size)
     long_double = LONG_DOUBLE is not None and getattr(law, "long_double", False)
     if slow.size and long_double and isinstance(rounder, GridRounder):
-        slow = slow[~_long_double_pass(law, source, affine, rounder, slow, out)]
+        slow = slow[~_long_double_pass(law, source, decider, rounder, slow, out)]
     for i in slow:  # in index order: each draws its refinements from the stream in turn
         neg, us = source.uniforms(int(i))
-        out[i] = _decide_slow(law, affine, int(i), neg, us, rounder, rng)
-    out_t += 0.0  # −0.0 → +0.0
+        out[i] = _decide_slow(law, affine, int(i), neg, us, rounder, rng) + 0.0  # −0.0 → +0.0
     LAST_STATS.elements = n
     LAST_STATS.slow = int(slow.size)
-    return out if law.dimension == 1 else np.ascontiguousarray(out)
+    return out
 
 
 def _fast_pass(
     law: ExactLaw,
     source: _Words | _Accepted,
-    affine: Affine,
-    rounder: Rounder,
+    decider: Decider,
     n: int,
-    out_t: F64,
+    out: F64,
     undecided: NDArray[np.bool_],
 ) -> None:
     """Decide what the float enclosures can, chunk by chunk; mark the rest in ``undecided``.
@@ -234,15 +239,15 @@ def _fast_pass(
     carry their own signs (planar noise), their sign bits; a signed law's sign is the source's.
     """
     size = min(n, CHUNK)
+    law_uppers = getattr(law, "uppers", None)
     ws = Workspace(law.n_uniforms, size)
-    decider = Decider(affine, rounder, size)
     with np.errstate(all="ignore"):  # log 0 = −inf, overflow to inf, 0·inf = nan: all undecided
         for a in range(0, n, CHUNK):
             b = min(n, a + CHUNK)
-            sign_bits, lows, highs = source.chunk(a, b, ws)
+            sign_bits, lows, highs = source.chunk(a, b, ws, law_uppers)
             for j, enclosure in enumerate(law.fast(lows, highs, ws.scratch)):
                 signs = enclosure[2] if len(enclosure) == 3 else sign_bits
-                decider.decide(a, b, j, signs, enclosure[0], enclosure[1], out_t[j, a:b], undecided[a:b])
+                decider.decide(a, b, j, signs, enclosure[0], enclosure[1], out[a:b, j], undecided[a:b])
 
 
 def _long_double_box(k: U64, m: int) -> tuple[Any, Any]:
@@ -254,47 +259,59 @@ def _long_double_box(k: U64, m: int) -> tuple[Any, Any]:
 def _long_double_pass(
     law: ExactLaw,
     source: _Words | _Accepted,
-    affine: Affine,
+    decider: Decider,
     rounder: GridRounder,
     idx: NDArray[np.intp],
     out: F64,
 ) -> NDArray[np.bool_]:
     """Decide the elements ``idx`` from their whole first words in long double; return which it decided.
 
-    The same enclosures as the binary64 pass (:class:`_Ends`, the law's ``fast``) in the x87 format:
-    one rounding is within 2⁻⁶⁴, an elementary function within 2⁻⁵⁸, and the uniforms' boxes are their
-    first 63 or 64 bits exactly, so an enclosure is about 2⁻⁵⁶ wide where binary64's is about 2⁻⁴⁵. An
-    element is decided when both ends round to the same grid point, which is then R(y) exactly (and a
-    float: grid points have at most 52 significant bits; beyond 2¹⁰²⁴ it is ±inf, as the grid says).
+    The same enclosures as the binary64 pass (the law's ``fast``, then c + S·Z outward) in the x87
+    format: one rounding is within 2⁻⁶⁴, an elementary function within 2⁻⁵⁸, and the uniforms' boxes are
+    their first 63 or 64 bits exactly, so an enclosure is about 2⁻⁵⁶ wide where binary64's is about 2⁻⁴⁵.
+    An element is decided when both ends round to the same grid point, which is then R(y) exactly (and
+    a float: grid points have at most 52 significant bits; beyond 2¹⁰²⁴ it is ±inf, as the grid says).
+    With c = 0 everywhere the magnitudes are rounded and the sign applied (R(−y) = −R(y)).
     """
+    affine = decider.affine
     decided = np.ones(idx.size, dtype=np.bool_)
     if isinstance(source, _Accepted):
         decided &= ~source.refined(idx)  # candidates with refined uniforms go to arb as they are
     with np.errstate(all="ignore"):
         neg, lows, highs = source.long_double_boxes(idx)
-        unit = np.longdouble(2.0**-63)  # twice the rounding unit 2⁻⁶⁴
+        # Widening factors for one or two roundings (u = 2⁻⁶⁴): fl(fl(a·b)·(1 − 2u)) ≤ a·b and
+        # fl(fl(a·b)·(1 + 4u)) ≥ a·b; y ± 4u·|y| after a rounded product or sum covers it too.
+        two_u, four_u = np.longdouble(2.0**-63), np.longdouble(2.0**-62)
         results = []
         for j, enclosure in enumerate(law.fast(lows, highs)):
             z_lo, z_hi = enclosure[0], enclosure[1]
             neg_j = enclosure[2] != 0 if len(enclosure) == 3 else neg
+            s_lo = affine.s_lo[idx, j].astype(np.longdouble)
+            s_hi = affine.s_hi[idx, j].astype(np.longdouble)
+            if decider.magnitude:  # |y| = S·|Z| ≥ 0; the sign afterwards
+                if not decider.s_one:
+                    z_lo = np.where(s_hi == 0, 0, s_lo * z_lo * (1 - two_u))
+                    z_hi = np.where(s_hi == 0, 0, s_hi * z_hi * (1 + four_u))
+                r_lo, r_hi = _grid_round_long(z_lo, rounder), _grid_round_long(z_hi, rounder)
+                decided &= r_lo == r_hi  # nan: undecided
+                results.append(r_lo if neg_j is None else np.where(neg_j, -r_lo, r_lo))
+                continue
             if neg_j is not None:
                 z_lo, z_hi = np.where(neg_j, -z_hi, z_lo), np.where(neg_j, -z_lo, z_hi)
             c_lo = affine.c_lo[idx, j].astype(np.longdouble)
             c_hi = affine.c_hi[idx, j].astype(np.longdouble)
-            s_lo = affine.s_lo[idx, j].astype(np.longdouble)
-            s_hi = affine.s_hi[idx, j].astype(np.longdouble)
             ends = []
             for c, z, near, far, sign in ((c_lo, z_lo, s_lo, s_hi, -1), (c_hi, z_hi, s_hi, s_lo, 1)):
                 y = np.where(z >= 0, near, far) * z  # S·z at its lower (upper) end over S
-                y += sign * (np.abs(y) * unit)
+                y += sign * (np.abs(y) * four_u)
                 y += c
-                y += sign * (np.abs(y) * unit)
+                y += sign * (np.abs(y) * four_u)
                 y = np.where(s_hi == 0, c, y)  # S = 0: exactly c (0·inf)
                 ends.append(_grid_round_long(y, rounder))
             decided &= ends[0] == ends[1]  # nan: undecided
             results.append(ends[0])
     for j, r in enumerate(results):
-        out[idx[decided], j] = r[decided].astype(np.float64)
+        out[idx[decided], j] = r[decided].astype(np.float64) + 0.0  # −0.0 → +0.0
     return decided
 
 

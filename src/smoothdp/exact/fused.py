@@ -80,10 +80,12 @@ class Decider:
     def __init__(self, affine: Affine, rounder: Rounder, size: int) -> None:
         self.affine = affine
         self.c_exact = affine.c_lo is affine.c_hi
-        self.magnitude = not (np.any(affine.c_lo) or np.any(affine.c_hi))
-        self.s_zero = not bool(np.all(affine.s_lo))
+        c_lo, c_hi, s_lo = (_distinct(x) for x in (affine.c_lo, affine.c_hi, affine.s_lo))
+        # (A first element decides most of these without a scan.)
+        self.magnitude = not (c_lo.flat[0] or c_hi.flat[0] or np.any(c_lo) or np.any(c_hi))
+        self.s_zero = not bool(np.all(s_lo))
         same_s = affine.s_lo is affine.s_hi
-        self.s_one = same_s and not self.s_zero and bool(np.all(affine.s_lo == 1.0))
+        self.s_one = same_s and not self.s_zero and s_lo.flat[0] == 1.0 and bool(np.all(s_lo == 1.0))
         self.round = _rounding(rounder, size)
         self.p_lo, self.p_hi, self.total, self.omega = (np.empty(size) for _ in range(4))
         self.mask = np.empty(size, dtype=np.uint64)
@@ -106,8 +108,8 @@ class Decider:
         rnd = self.round
         if self.magnitude:
             y_lo, y_hi = self._magnitudes(a, b, j, z_lo, z_hi)
-            r_lo = rnd.pair(y_lo, y_hi, y_lo, out)
             np.greater_equal(y_hi, rnd.limit, out=flag)  # nan: r_hi is nan, so r_lo != r_hi
+            r_lo = rnd.pair(y_lo, y_hi, y_lo, out, sign_bits)
         else:
             y_lo, y_hi, total = self._affine(a, b, j, sign_bits, z_lo, z_hi)
             r_lo = rnd.pair(y_lo, y_hi, None, out)
@@ -115,9 +117,6 @@ class Decider:
         np.not_equal(r_lo, rnd.r_hi[:m], out=bad)
         np.logical_or(bad, flag, out=bad)
         np.logical_or(undecided, bad, out=undecided)
-        if self.magnitude and sign_bits is not None:  # R(−|y|) = −R(|y|): flip the sign bit
-            bits = r_lo.view(np.uint64)
-            np.bitwise_xor(bits, sign_bits, out=bits)
 
     def _products(self, a: int, b: int, j: int, z_lo: F64, z_hi: F64) -> tuple[F64, F64]:
         """p⁻ ≤ s⁻·z⁻ and p⁺ ≥ s⁺·z⁺ up to 2⁻¹⁰⁷⁴ (z⁻ ≥ 0; S = 0 gives exactly 0, even for z = inf)."""
@@ -201,9 +200,13 @@ class _GridRound:
         self.r_hi = np.empty(size)
         self.other = np.empty(size)
 
-    def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64) -> F64:
+    def pair(
+        self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None
+    ) -> F64:
         """R(y_lo) into ``out`` and y_hi rounded alike into ``self.r_hi``; ``smaller`` = min(|y_lo|, |y_hi|)
-        (computed here when None). Magnitudes are compared as bit patterns (monotone for floats ≥ 0)."""
+        (computed here when None). Magnitudes are compared as bit patterns (monotone for floats ≥ 0).
+        With ``sign_bits`` the ends are magnitudes whose signs are applied after M is made and before
+        rounding (R(−y) = −R(y); a zero comes out +0.0 either way)."""
         m = y_lo.shape[0]
         mag = self.work[:m]
         bits = mag.view(np.uint64)
@@ -217,6 +220,9 @@ class _GridRound:
             np.maximum(smaller, self.floor_bits.view(np.float64), out=mag)
         np.bitwise_and(bits, _EXPONENT_BITS, out=bits)
         np.add(bits, self.magic, out=bits)
+        if sign_bits is not None:
+            for y in (y_lo, y_hi):
+                np.bitwise_xor(y.view(np.uint64), sign_bits, out=y.view(np.uint64))
         np.add(y_lo, mag, out=out)
         np.subtract(out, mag, out=out)
         r_hi = self.r_hi[:m]
@@ -236,10 +242,21 @@ class _FloatRound:
         self.r_hi = np.empty(size)
         self.other = np.empty(size)
 
-    def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64) -> F64:
+    def pair(
+        self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None
+    ) -> F64:
+        if sign_bits is not None:
+            for y in (y_lo, y_hi):
+                np.bitwise_xor(y.view(np.uint64), sign_bits, out=y.view(np.uint64))
         out[...] = self.rounder.round_float(y_lo)
+        out += 0.0  # −0.0 → +0.0
         self.r_hi[: y_hi.shape[0]] = self.rounder.round_float(y_hi)
         return out
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """The view of ``x`` without its broadcast axes (stride 0), so a scan reads each element once."""
+    return x[tuple(slice(0, 1) if st == 0 else slice(None) for st in x.strides)]
 
 
 def _rounding(rounder: Rounder, size: int) -> Any:

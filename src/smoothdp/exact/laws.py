@@ -35,6 +35,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from smoothdp.exact import _flint as flint
 from smoothdp.exact._core import F64, end_fraction
@@ -53,6 +54,7 @@ __all__ = [
     "arb_constant",
     "as_constants",
     "take",
+    "take_integers",
 ]
 
 _CONST_PREC = 256
@@ -92,6 +94,7 @@ class Scratch:
     def __init__(self, size: int) -> None:
         self.size = size
         self._buffers: list[F64] = []
+        self._integers: list[NDArray[np.int64]] = []
 
     def take(self, like: np.ndarray, count: int) -> list[Any]:
         m = like.shape[0]
@@ -101,12 +104,27 @@ class Scratch:
             self._buffers.append(np.empty(self.size))
         return [b[:m] for b in self._buffers[:count]]
 
+    def integers(self, m: int, count: int) -> list[NDArray[np.int64]]:
+        """``count`` int64 buffers of length m (fresh ones when m exceeds the buffers)."""
+        if m > self.size:
+            return [np.empty(m, dtype=np.int64) for _ in range(count)]
+        while len(self._integers) < count:
+            self._integers.append(np.empty(self.size, dtype=np.int64))
+        return [b[:m] for b in self._integers[:count]]
+
 
 def take(scratch: Scratch | None, like: np.ndarray, count: int) -> list[Any]:
     """``count`` buffers like ``like``: from ``scratch`` when given, else fresh."""
     if scratch is None:
         return [np.empty_like(like) for _ in range(count)]
     return scratch.take(like, count)
+
+
+def take_integers(scratch: Scratch | None, m: int, count: int) -> list[NDArray[np.int64]]:
+    """``count`` int64 buffers of length m: from ``scratch`` when given, else fresh."""
+    if scratch is None:
+        return [np.empty(m, dtype=np.int64) for _ in range(count)]
+    return scratch.integers(m, count)
 
 
 def as_constants(k: SimpleNamespace) -> SimpleNamespace:
@@ -132,6 +150,8 @@ class LawBase:
     acceptance = 1.0
     #: Whether ``fast`` also evaluates in long double (the engine's second float pass).
     long_double = True
+    #: Which uniforms' upper ends ``fast`` reads (None: all); the engine skips the others.
+    uppers: tuple[bool, ...] | None = None
 
     def __init__(self, scale: float) -> None:
         self.scale = float(scale)
@@ -363,6 +383,8 @@ class StudentTLaw(LawBase):
     """
 
     n_uniforms = 2
+    #: The angle's box is used by its lower end only.
+    uppers = (True, False)
 
     def __init__(self, scale: float, df: float) -> None:
         super().__init__(scale)

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from smoothdp.exact import _flint as flint
 from smoothdp.exact._core import F64
 from smoothdp.exact.arithmetic import Arithmetic, arithmetic_of
-from smoothdp.exact.laws import LawBase, Scratch, arb_constant, take
+from smoothdp.exact.laws import LawBase, Scratch, arb_constant, take, take_integers
 
 if TYPE_CHECKING:
     from flint import arb
@@ -54,6 +54,8 @@ class PlanarLaplaceLaw(LawBase):
     n_uniforms = 3
     signed = False
     dimension = 2
+    #: The angle's box is used by its lower end only (the far corner is f + 8·box).
+    uppers = (True, True, False)
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         eighth_pi = arb_constant(_eighth_pi)
@@ -66,6 +68,8 @@ class PlanarLaplaceLaw(LawBase):
             p_dn=ar.down(2 * r),
             one=1.0,
             eight=8.0,
+            minus_two=-2.0,
+            reflect=ar.bounds(1 - box * 8)[0],  # exact in the format: box is a power of two
             k_lo=-ar.shrink(self.scale, e, r),
             k_hi=-ar.grow(self.scale, e, r),
             h_lo=ar.shrink(eighth_pi[0]),
@@ -87,18 +91,19 @@ class PlanarLaplaceLaw(LawBase):
         r_lo, r_hi, f_lo, g, t, den, s_lo, s_hi, c_lo, c_hi = take(scratch, u_lo[0], 10)
         self._radius(u_lo, u_hi, k, r_lo, r_hi)
         m = u_lo[0].shape[0]
-        octant = np.empty(m, dtype=np.int64)
-        # Octant and g ∈ [0, 1] at the lower corner of ψ (all exact).
+        octant, swap, odd, sign_x = take_integers(scratch, m, 4)
+        # Octant o, f = 8u⁻ − o, and g ∈ [0, 1] at the lower corner of ψ: f for even o, and
+        # (o + 1) − 8u⁺ ≥ 1 − 8·box − f for odd o (box ≤ the format's widest box): all exact.
         np.multiply(u_lo[2], k.eight, out=f_lo)
         np.copyto(octant, f_lo, casting="unsafe")  # ⌊8u⌋: truncation of a nonnegative number
-        np.subtract(f_lo, octant, out=f_lo)  # 8u⁻ − o
-        next_octant = np.add(octant, _ONE)
-        np.multiply(u_hi[2], k.eight, out=g)
-        np.subtract(next_octant, g, out=g)  # (o + 1) − 8u⁺
-        np.subtract(g, f_lo, out=g)
-        odd = np.bitwise_and(octant, _ONE)
+        np.subtract(f_lo, octant, out=f_lo)
+        np.bitwise_and(octant, _ONE, out=odd)
+        np.multiply(f_lo, k.minus_two, out=g)
+        np.add(g, k.reflect, out=g)
         np.multiply(g, odd, out=g)
-        np.add(g, f_lo, out=g)  # f_lo for even o, (o + 1) − 8u⁺ for odd o
+        np.add(g, f_lo, out=g)
+        if g.dtype != np.float64:  # a long-double box may be narrower than the format's widest: g ≥ −2⁻⁶¹
+            np.maximum(g, 0, out=g)
         # t = tan(ψ₁/2); s = t/(1 + t²), c = (1 − t²)/(1 + t²).
         np.multiply(g, k.h_lo, out=t)
         np.tan(t, out=t)
@@ -114,16 +119,18 @@ class PlanarLaplaceLaw(LawBase):
         np.multiply(c_lo, k.cos_lo, out=c_lo)
         np.subtract(c_lo, k.width, out=c_lo)  # ≤ cos ψ₁ − (ψ − ψ₁) ≤ cos ψ (≥ 0.7)
         # |cos θ| = sin ψ in octants 1, 2, 5, 6: swap there, so that c is |cos θ| and s is |sin θ|.
-        swap = np.right_shift(next_octant, _ONE)
+        np.add(octant, _ONE, out=swap)
+        np.right_shift(swap, _ONE, out=swap)
         np.bitwise_and(swap, _ONE, out=swap)
-        _swap_where(s_lo, c_lo, swap)
-        _swap_where(s_hi, c_hi, swap)
+        np.negative(swap, out=swap)  # all ones where swapped
+        _swap_where(s_lo, c_lo, swap, odd)
+        _swap_where(s_hi, c_hi, swap, odd)
         np.multiply(c_lo, r_lo, out=c_lo)
         np.multiply(c_hi, r_hi, out=c_hi)
         np.multiply(s_lo, r_lo, out=s_lo)
         np.multiply(s_hi, r_hi, out=s_hi)
         # Signs: cos θ < 0 in octants 2–5 (bit 2 of o + 2), sin θ < 0 in octants 4–7 (bit 2 of o).
-        sign_x = np.add(octant, _TWO)
+        np.add(octant, _TWO, out=sign_x)
         np.left_shift(sign_x, _SHIFT61, out=sign_x)
         np.bitwise_and(sign_x, _SIGN, out=sign_x)
         sign_y = np.left_shift(octant, _SHIFT61, out=octant)
@@ -149,15 +156,15 @@ class PlanarLaplaceLaw(LawBase):
         return [r * c, r * s]
 
 
-def _swap_where(a: Any, b: Any, flag: NDArray[np.int64]) -> None:
-    """Exchange a[i] and b[i] where flag[i] = 1 (flag ∈ {0, 1}): an exclusive-or under an all-ones mask
-    for binary64 buffers (exact), a selection for other formats."""
+def _swap_where(a: Any, b: Any, mask: NDArray[np.int64], work: NDArray[np.int64]) -> None:
+    """Exchange a[i] and b[i] where mask[i] is all ones (else 0): an exclusive-or under the mask for binary64
+    buffers (exact), a selection for other formats (``work``: an int64 buffer of the same length)."""
     if a.dtype == np.float64:
-        mask = np.negative(flag)  # 0 or all ones
-        x = np.bitwise_xor(a.view(np.int64), b.view(np.int64))
-        np.bitwise_and(x, mask, out=x)
-        np.bitwise_xor(a.view(np.int64), x, out=a.view(np.int64))
-        np.bitwise_xor(b.view(np.int64), x, out=b.view(np.int64))
+        a_bits, b_bits = a.view(np.int64), b.view(np.int64)
+        np.bitwise_xor(a_bits, b_bits, out=work)
+        np.bitwise_and(work, mask, out=work)
+        np.bitwise_xor(a_bits, work, out=a_bits)
+        np.bitwise_xor(b_bits, work, out=b_bits)
         return
-    on = flag.astype(np.bool_)
+    on = mask.astype(np.bool_)
     a[on], b[on] = b[on], a[on].copy()
