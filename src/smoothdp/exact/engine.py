@@ -246,7 +246,7 @@ def _fast_pass(
             b = min(n, a + CHUNK)
             sign_bits, lows, highs = source.chunk(a, b, ws, law_uppers)
             for j, enclosure in enumerate(law.fast(lows, highs, ws.scratch)):
-                signs = enclosure[2] if len(enclosure) == 3 else sign_bits
+                signs: U64 | None = enclosure[2] if len(enclosure) == 3 else sign_bits
                 decider.decide(a, b, j, signs, enclosure[0], enclosure[1], out[a:b, j], undecided[a:b])
 
 

@@ -129,7 +129,7 @@ def take_integers(scratch: Scratch | None, m: int, count: int) -> list[NDArray[n
 
 def as_constants(k: SimpleNamespace) -> SimpleNamespace:
     """The same constants as 0-d arrays (pairs: tuples of them), cheaper operands for numpy calls."""
-    out = {}
+    out: dict[str, Any] = {}
     for name, v in vars(k).items():
         if isinstance(v, tuple):
             out[name] = tuple(np.asarray(x) if isinstance(x, float | np.floating) else x for x in v)

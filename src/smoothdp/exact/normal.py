@@ -14,8 +14,9 @@ posteriori |x(q) − x₀| ≤ ρ = (x₀ + 1)·2⁻⁴⁰ (else no enclosure), 
 from a table made once per process in arb (:func:`tail_table`): the degree-12 Taylor polynomial of Q at
 the nearest node i/32 (|h| ≤ 1/64, 0 ≤ x ≤ 9.5), Q^{(k)} = (−1)^k·He_{k−1}(x)·φ(x), evaluated by Horner
 in long double; each node's absolute error bound covers the Taylor remainder (|He₁₂·φ|/13!·h¹³ over the
-node's interval, bounded in arb), the coefficients' rounding and Horner's (γ_{2K+4}·Σ|a_k|h^k). No libm
-function's accuracy is assumed on this path (docs/theory/floating-point.md#the-fused-kernel).
+node's interval, bounded in arb), the coefficients' rounding and Horner's (γ_{2K+4}·Σ|a_k|h^k). Of the
+library functions this path assumes only binary64 ``exp`` within 2⁻³³ (for φ(x₀)), and nothing of
+``ndtri`` (docs/theory/floating-point.md#the-fused-kernel).
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ class GaussianLaw(LawBase):
     """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2): ndtri(q/2) ≤ 0 within a relative NDTRI_ERR (q/2 is exact).
 
     binary64: one ``ndtri`` and one ``exp``; long double: the tail table (module docstring)."""
+
+    #: binary64 reads the box's lower end only (the far corner from the derivative bound).
+    uppers = (False,)
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         e, r = NDTRI_ERR, ar.unit
