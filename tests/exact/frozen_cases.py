@@ -2,10 +2,12 @@
 
 Every case is a function of a seed that releases through the public exact path (``sample``, ``add_noise``,
 ``uniform_on_grid``, geo ``privatize``) or the engine (``_core.run``) and returns the released floats.
-``frozen_releases.json`` holds, per case and seed, the SHA-256 of those floats and their first values,
-**recorded by the release path as it was before the fused kernel** (commit c12560b, by
-``make_frozen_releases.py`` run against that commit's ``src``). ``test_frozen_releases.py`` recomputes
-every case with the current code and compares: the released values must not change for a given stream.
+``frozen_releases.json`` holds, per case of ``CASES`` and seed, the SHA-256 of those floats and their
+first values, **recorded by the release path as it was before the fused kernel** (commit c12560b, by
+``make_frozen_releases.py`` run against that commit's ``src``); ``frozen_releases_fused.json`` holds the
+same for ``CASES_FUSED``, recorded by the fused kernel as first merged (commit 9baa64b).
+``test_frozen_releases.py`` recomputes every case with the current code and compares: the released
+values must not change for a given stream.
 
 The cases cover every family and both paths of the engine: the float fast path (large draws), the arb
 slow path (a grid so fine that every element goes there), refinement of the uniforms (elements whose
@@ -223,6 +225,83 @@ CASES: dict[str, Case] = {
     "geo/two-way/polyplace": _geo("polyplace", "two-way", 20_000),
     "geo/two-way/student_t": _geo("student_t", "two-way", 10_000),
     "geo/baselines": _geo_baselines,
+}
+
+
+def _zero_center(dist: NoiseDistribution, n: int) -> Case:
+    """c = 0 with S varying over [0, 3] (the engine's magnitude path with a multiplier)."""
+
+    def run(seed: int) -> np.ndarray:
+        s = np.random.default_rng(seed).uniform(0.0, 3.0, n)
+        s[::11] = 0.0
+        return np.asarray(
+            add_noise(0.0, dist, grid=OutputGrid.for_magnitude(1.0), rng=default_rng(seed), sensitivity=s),
+            dtype=np.float64,
+        )
+
+    return run
+
+
+def _large_centers(dist: NoiseDistribution, n: int) -> Case:
+    """Float centers and multipliers on a coarser grid (p = 30): a signed draw with c ≠ 0 over many chunks."""
+
+    def run(seed: int) -> np.ndarray:
+        gen = np.random.default_rng(seed)
+        shape = (n, 2) if dist.dimension == 2 else (n,)
+        c = gen.normal(0.0, 40.0, shape)
+        s = gen.exponential(2.0, n)
+        grid = OutputGrid(-6, 30)
+        out = add_noise(c, dist, grid=grid, rng=default_rng(seed), sensitivity=s)
+        return np.asarray(out, dtype=np.float64).reshape(-1)
+
+    return run
+
+
+#: Cases added with the second speed pass of the fused kernel (issue 24), recorded from the fused kernel
+#: as merged (commit 9baa64b, by ``make_frozen_releases.py --fused``) before that pass changed it: larger
+#: draws that reach the rarer branches (the generalized Cauchy's second acceptance stage and straddling
+#: boxes, the Gaussian's undecided band, planar octants), draw sizes around the chunk length, γ without
+#: a closed-form tail, c = 0 with varying S, and c ≠ 0 over many chunks.
+CASES_FUSED: dict[str, Case] = {
+    **{
+        f"sample-large/cauchy-{g:g}": _sample(GeneralizedCauchy(g), 120_000)
+        for g in (1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 7.0)
+    },
+    "sample-large/gaussian-1": _sample(Gaussian(1.0), 250_000),
+    "sample-large/gaussian-0.01": _sample(Gaussian(0.01), 100_000),
+    "sample-large/planar-1": _sample(PlanarLaplace(1.0), 120_000),
+    "sample-large/planar-40": _sample(PlanarLaplace(40.0), 50_000),
+    "sample-large/student_t-3": _sample(StudentT(3.0), 150_000),
+    "sample-large/laplace-1": _sample(Laplace(1.0), 150_000),
+    "sample-large/polyplace-1-3": _sample(PolyPlace(1.0, 3.0), 150_000),
+    **{f"sample-size/laplace-{n}": _sample(Laplace(2.0), n) for n in (1, 8191, 8193, 16384, 40_961)},
+    **{f"sample-size/cauchy-{n}": _sample(GeneralizedCauchy(4.0), n) for n in (1, 8191, 8193, 40_961)},
+    **{
+        f"zero-center/{name}": _zero_center(dist, 30_000)
+        for name, dist in (
+            ("laplace", Laplace(1.0)),
+            ("gaussian", Gaussian(1.0)),
+            ("student_t", StudentT(3.0)),
+            ("cauchy-4", GeneralizedCauchy(4.0)),
+            ("polyplace", PolyPlace(1.0, 3.0)),
+        )
+    },
+    **{
+        f"large-centers/{name}": _large_centers(dist, 60_000)
+        for name, dist in (
+            ("laplace", Laplace(1.0)),
+            ("gaussian", Gaussian(1.0)),
+            ("student_t", StudentT(3.0)),
+            ("cauchy-2", GeneralizedCauchy(2.0)),
+            ("cauchy-4", GeneralizedCauchy(4.0)),
+            ("polyplace", PolyPlace(1.0, 3.0)),
+            ("planar", PlanarLaplace(1.0)),
+        )
+    },
+    "geo/soft/cauchy-2.5": _geo("cauchy", "soft", 100_000, gamma=2.5),
+    "geo/soft/student_t-large": _geo("student_t", "soft", 150_000),
+    "geo/soft/cauchy-large": _geo("cauchy", "soft", 150_000),
+    "geo/two-way/cauchy": _geo("cauchy", "two-way", 20_000),
 }
 
 

@@ -171,7 +171,7 @@ def test_slow_path_alone_gives_the_same_release(dist: Any, monkeypatch: pytest.M
     ref = add_noise(center, dist, grid=grid, rng=default_rng(11), sensitivity=1.5, size=n)
     law_type = type(dist._exact_law())
 
-    def no_enclosure(self: Any, u_lo: Any, u_hi: Any) -> Any:
+    def no_enclosure(self: Any, u_lo: Any, u_hi: Any, scratch: Any = None) -> Any:
         nan = np.full(u_lo[0].shape, np.nan)
         return [(nan, nan)] * self.dimension
 
@@ -195,7 +195,7 @@ def test_long_double_pass_alone_gives_the_same_release(dist: Any, monkeypatch: p
     law_type = type(dist._exact_law())
     real_fast = law_type.fast
 
-    def binary64_undecided(self: Any, u_lo: Any, u_hi: Any) -> Any:
+    def binary64_undecided(self: Any, u_lo: Any, u_hi: Any, scratch: Any = None) -> Any:
         if u_lo[0].dtype == np.float64:
             nan = np.full(u_lo[0].shape, np.nan)
             return [(nan, nan)] * self.dimension

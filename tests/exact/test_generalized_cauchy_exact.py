@@ -181,7 +181,7 @@ def test_fast_acceptance_agrees_with_arb(monkeypatch: pytest.MonkeyPatch) -> Non
     grid = OutputGrid.for_magnitude(1.2)
     n = 3000
     ref = add_noise(0.1, dist, grid=grid, rng=default_rng(21), size=n)
-    original = GeneralizedCauchyLaw._coarse_state
+    original = GeneralizedCauchyLaw._first_states  # the integer screen, then the binary64 test
     calls = []
 
     def all_to_arb(self: GeneralizedCauchyLaw, w: np.ndarray) -> np.ndarray:
@@ -196,7 +196,7 @@ def test_fast_acceptance_agrees_with_arb(monkeypatch: pytest.MonkeyPatch) -> Non
     import smoothdp.exact.cauchy as laws
 
     accept_slow = laws.accept_slow
-    monkeypatch.setattr(GeneralizedCauchyLaw, "_coarse_state", all_to_arb)
+    monkeypatch.setattr(GeneralizedCauchyLaw, "_first_states", all_to_arb)
     monkeypatch.setattr(laws, "accept_slow", counting)
     slow = add_noise(0.1, dist, grid=grid, rng=default_rng(21), size=n)
     assert len(calls) > n

@@ -73,7 +73,7 @@ def test_the_arb_path_alone_gives_the_same_releases(law_type: Any, monkeypatch: 
 
     ref = draws()
 
-    def no_enclosure(self: Any, u_lo: Any, u_hi: Any) -> Any:
+    def no_enclosure(self: Any, u_lo: Any, u_hi: Any, scratch: Any = None) -> Any:
         nan = np.full(u_lo[0].shape, np.nan)
         return [(nan, nan)]
 

@@ -224,9 +224,11 @@ class ExactLaw(Protocol):
     rejection: bool
     acceptance: float
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        """Certified float enclosures (z⁻, z⁺) of each coordinate of the **unsigned** draw (scale included)
-        over the boxes [u_lo, u_hi]; nan or ±inf where the fast path cannot enclose it."""
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Any = None) -> Sequence[tuple[Any, ...]]:
+        """Certified float enclosures (z⁻, z⁺), z⁻ ≥ 0, of each coordinate's magnitude (scale included)
+        over the boxes [u_lo, u_hi]; nan or ±inf where the fast path cannot enclose it. A coordinate
+        whose sign is not the draw's sign bit (planar noise) comes with its sign bits as a third array.
+        ``scratch`` (:class:`smoothdp.exact.laws.Scratch`) lends reusable buffers for the results."""
         ...
 
     def ball(self, us: Sequence[arb]) -> list[arb]:

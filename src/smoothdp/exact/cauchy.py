@@ -33,7 +33,8 @@ from smoothdp.exact._core import (
     draw_words,
 )
 from smoothdp.exact.arithmetic import BINARY64, Arithmetic, arithmetic_of
-from smoothdp.exact.laws import LawBase, arb_constant
+from smoothdp.exact.cauchy_screen import ASK, screen_for
+from smoothdp.exact.laws import LawBase, Scratch, arb_constant
 
 if TYPE_CHECKING:
     from flint import arb
@@ -51,7 +52,7 @@ _UP_B = 1.0 + 2.0 * B
 _DN_E = 1.0 - 2.0 * E
 _UP_E = 1.0 + 2.0 * E
 #: Candidates per vectorized pass of the acceptance test (the temporaries stay in cache).
-_CHUNK = 1 << 13
+_CHUNK = 1 << 14
 _MAX_FLOAT = float(np.finfo(np.float64).max)
 #: Bits of the acceptance uniform V in the candidate's own word.
 _V_BITS = 10
@@ -161,6 +162,21 @@ class GeneralizedCauchyLaw(LawBase):
         state[~known] = -2
         return state
 
+    def _first_states(self, words: U64) -> NDArray[np.int8]:
+        """The binary64 test's states of the candidate words (:meth:`_coarse_state`), the integer screen
+        deciding first where that test is sure to agree (:mod:`smoothdp.exact.cauchy_screen`)."""
+        screen = screen_for(self.gamma, (float(self.w0[0]), float(self.w0[1])))
+        state = np.empty(words.shape[0], dtype=np.int8)
+        with np.errstate(all="ignore"):  # log 0 = −inf and exp underflow are part of the bounds
+            for start in range(0, words.shape[0], _CHUNK):
+                part = words[start : start + _CHUNK]
+                st = screen.state(part)
+                ask = np.flatnonzero(st == ASK)
+                if ask.size:
+                    st[ask] = self._coarse_state(part[ask])
+                state[start : start + _CHUNK] = st
+        return state
+
     def draw_accepted(self, n: int, rng: Any) -> Candidates:
         """n accepted candidates in stream order: signs, U's first 53 bits, and U refined where needed."""
         neg_parts: list[NDArray[np.bool_]] = []
@@ -172,10 +188,7 @@ class GeneralizedCauchyLaw(LawBase):
             missing = n - filled
             m = int(missing / self.acceptance + 6.0 * math.sqrt(missing) + 16)
             words = draw_words(rng, m)
-            state = np.empty(m, dtype=np.int8)
-            with np.errstate(all="ignore"):  # log 0 = −inf and exp underflow are part of the bounds
-                for start in range(0, m, _CHUNK):
-                    state[start : start + _CHUNK] = self._coarse_state(words[start : start + _CHUNK])
+            state = self._first_states(words)
             # V undecided by its 10 bits: one more 64-bit word of V each (its bits 11..74).
             slow: dict[int, tuple[Uniform, Uniform]] = {}
             pend = np.flatnonzero(state == -1)
@@ -347,7 +360,7 @@ class GeneralizedCauchyLaw(LawBase):
         x_hi *= k.up_e
         return x_lo, x_hi
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))

@@ -23,7 +23,6 @@ undecided element's refinements in index order), so a given stream gives the sam
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +31,7 @@ from numpy.typing import NDArray
 
 from smoothdp.exact import _flint as flint
 from smoothdp.exact._core import (
-    BASIC_ERR,
     F64,
-    TINY,
     U64,
     Affine,
     Candidates,
@@ -48,19 +45,18 @@ from smoothdp.exact._core import (
     round_ball,
 )
 from smoothdp.exact.arithmetic import LONG_DOUBLE
+from smoothdp.exact.fused import CHUNK, SIGN_BIT, Decider, Workspace
 
 __all__ = ["CHUNK", "LAST_STATS", "Stats", "run"]
 
-#: Elements per chunk of the fused pass: its float64 temporaries (64 KiB) stay in the L2 cache and below
-#: glibc's 128 KiB mmap and trim thresholds (a temporary at the threshold costs page faults every chunk).
-CHUNK = 1 << 13
-_TWO_B = 2.0 * BASIC_ERR
-_SIGN_BIT = np.uint64(1 << 63)
-_SIGN_SHIFT = np.uint64(63)
-_MASK52 = np.uint64((1 << 52) - 1)
+_SIGN_BIT = np.asarray(SIGN_BIT)
+_SHIFT1 = np.asarray(np.uint64(1))
+_SHIFT12 = np.asarray(np.uint64(12))
+_SHIFT63 = np.uint64(63)
 #: The bit pattern of 1.0: OR-ing a 52-bit integer j into it gives the float 1 + j·2⁻⁵² exactly.
-_ONE_BITS = np.uint64(0x3FF0000000000000)
-_ULP52 = 2.0**-52
+_ONE_BITS = np.asarray(np.uint64(0x3FF0000000000000))
+_ONE = np.asarray(1.0)
+_ULP52 = np.asarray(2.0**-52)
 _FLOAT_BITS = 52
 _WORD = 64
 
@@ -88,30 +84,37 @@ class _Words:
     n_uniforms: int
     signed: bool
 
-    def chunk(self, a: int, b: int) -> tuple[NDArray[np.bool_] | None, list[F64], list[F64]]:
-        """The signs and exact float boxes [j·2⁻⁵², (j+1)·2⁻⁵²] of the candidates a..b−1.
+    def chunk(
+        self, a: int, b: int, ws: Workspace, uppers: tuple[bool, ...] | None = None
+    ) -> tuple[U64 | None, list[F64], list[F64]]:
+        """The sign bits and exact float boxes [j·2⁻⁵², (j+1)·2⁻⁵²] of the candidates a..b−1 (in ``ws``;
+        an upper end the law does not read, ``uppers[j]`` False, is left unset).
 
         j = the top 52 bits of the uniform's integer part (63 bits when signed, 64 otherwise), as in
         :func:`smoothdp.exact._core.float_bounds`; 1 + j·2⁻⁵² is built from its bit pattern and 1
-        subtracted exactly, which is cheaper than an integer-to-float conversion.
+        subtracted exactly, which is cheaper than an integer-to-float conversion. The sign is the word's
+        top bit, kept in place (a float's sign bit).
         """
-        neg = None
-        lows: list[F64] = []
-        highs: list[F64] = []
+        m = b - a
+        sign_bits = None
+        lows, highs = [], []
         for j in range(self.n_uniforms):
             w = self.words[j * self.n + a : j * self.n + b]
+            u_lo, u_hi = ws.lows[j][:m], ws.highs[j][:m]
+            bits = u_lo.view(np.uint64)
             if j == 0 and self.signed:
-                neg = np.greater_equal(w, _SIGN_BIT)
-                bits = np.right_shift(w, np.uint64(63 - _FLOAT_BITS))
-                bits &= _MASK52
+                sign_bits = np.bitwise_and(w, _SIGN_BIT, out=ws.sign_bits[:m])
+                np.left_shift(w, _SHIFT1, out=bits)  # the low 63 bits, then their top 52
+                np.right_shift(bits, _SHIFT12, out=bits)
             else:
-                bits = np.right_shift(w, np.uint64(64 - _FLOAT_BITS))
-            bits |= _ONE_BITS
-            u_lo = bits.view(np.float64)
-            u_lo -= 1.0
+                np.right_shift(w, _SHIFT12, out=bits)
+            np.bitwise_or(bits, _ONE_BITS, out=bits)
+            np.subtract(u_lo, _ONE, out=u_lo)
+            if uppers is None or uppers[j]:
+                np.add(u_lo, _ULP52, out=u_hi)
             lows.append(u_lo)
-            highs.append(u_lo + _ULP52)
-        return neg, lows, highs
+            highs.append(u_hi)
+        return sign_bits, lows, highs
 
     def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
         """Signs and exact long-double boxes [k/2^m, (k+1)/2^m] of the candidates ``idx`` (first words)."""
@@ -150,10 +153,28 @@ class _Accepted:
     cand: Candidates
     signed: bool
 
-    def chunk(self, a: int, b: int) -> tuple[NDArray[np.bool_] | None, list[F64], list[F64]]:
-        bounds = [float_bounds(k[a:b], m) for k, m in zip(self.cand.ks, self.cand.ms, strict=True)]
-        neg = self.cand.neg[a:b] if self.signed else None
-        return neg, [lo for lo, _ in bounds], [hi for _, hi in bounds]
+    def chunk(
+        self, a: int, b: int, ws: Workspace, uppers: tuple[bool, ...] | None = None
+    ) -> tuple[U64 | None, list[F64], list[F64]]:
+        """Sign bits and exact float boxes of the accepted candidates a..b−1 (in ``ws``)."""
+        m = b - a
+        lows, highs = [], []
+        for j, (k, bits) in enumerate(zip(self.cand.ks, self.cand.ms, strict=True)):
+            u_lo, u_hi = ws.lows[j][:m], ws.highs[j][:m]
+            if bits <= _FLOAT_BITS + 1:  # k < 2⁵³: k·2^−m and (k + 1)·2^−m exactly
+                np.multiply(k[a:b], 2.0**-bits, out=u_lo)
+                np.add(u_lo, 2.0**-bits, out=u_hi)
+            else:
+                lo, hi = float_bounds(k[a:b], bits)
+                u_lo[...], u_hi[...] = lo, hi
+            lows.append(u_lo)
+            highs.append(u_hi)
+        sign_bits = None
+        if self.signed:
+            sign_bits = ws.sign_bits[:m]
+            sign_bits[...] = self.cand.neg[a:b]
+            sign_bits <<= _SHIFT63
+        return sign_bits, lows, highs
 
     def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
         lows, highs = [], []
@@ -189,16 +210,16 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
     source = _candidates(law, n, rng)
     out = np.empty((n, law.dimension))
     undecided = np.zeros(n, dtype=np.bool_)
-    _fast_pass(law, source, affine, rounder, n, out, undecided)
+    decider = Decider(affine, rounder, min(n, CHUNK))
+    _fast_pass(law, source, decider, n, out, undecided)
     slow = np.flatnonzero(undecided)
     LAST_STATS.binary64_undecided = int(slow.size)
     long_double = LONG_DOUBLE is not None and getattr(law, "long_double", False)
     if slow.size and long_double and isinstance(rounder, GridRounder):
-        slow = slow[~_long_double_pass(law, source, affine, rounder, slow, out)]
+        slow = slow[~_long_double_pass(law, source, decider, rounder, slow, out)]
     for i in slow:  # in index order: each draws its refinements from the stream in turn
         neg, us = source.uniforms(int(i))
-        out[i] = _decide_slow(law, affine, int(i), neg, us, rounder, rng)
-    out += 0.0  # −0.0 → +0.0
+        out[i] = _decide_slow(law, affine, int(i), neg, us, rounder, rng) + 0.0  # −0.0 → +0.0
     LAST_STATS.elements = n
     LAST_STATS.slow = int(slow.size)
     return out
@@ -207,149 +228,26 @@ def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F6
 def _fast_pass(
     law: ExactLaw,
     source: _Words | _Accepted,
-    affine: Affine,
-    rounder: Rounder,
+    decider: Decider,
     n: int,
     out: F64,
     undecided: NDArray[np.bool_],
 ) -> None:
-    """Decide what the float enclosures can, chunk by chunk; mark the rest in ``undecided``."""
-    ends = _Ends(affine, rounder, law.signed, min(n, CHUNK))
+    """Decide what the float enclosures can, chunk by chunk; mark the rest in ``undecided``.
+
+    ``law.fast`` returns, per coordinate, an enclosure of |Z| (z⁻ ≥ 0) and, for a law whose coordinates
+    carry their own signs (planar noise), their sign bits; a signed law's sign is the source's.
+    """
+    size = min(n, CHUNK)
+    law_uppers = getattr(law, "uppers", None)
+    ws = Workspace(law.n_uniforms, size)
     with np.errstate(all="ignore"):  # log 0 = −inf, overflow to inf, 0·inf = nan: all undecided
         for a in range(0, n, CHUNK):
             b = min(n, a + CHUNK)
-            neg, lows, highs = source.chunk(a, b)
-            for j, (z_lo, z_hi) in enumerate(law.fast(lows, highs)):
-                ends.decide(a, b, j, neg, z_lo, z_hi, out[a:b, j], undecided[a:b])
-
-
-class _Ends:
-    """The affine step, the rounding and the decision for one chunk, on buffers reused across chunks.
-
-    y = c + S·z over z ∈ [z_lo, z_hi] (signed) and S ∈ [s_lo, s_hi] (S ≥ 0): min over S of S·z is
-    s_lo·z for z ≥ 0 and s_hi·z for z < 0 (max: the other way round). Each rounding (S·z, then c + ·)
-    is covered by a relative 2·2⁻⁵³ and an absolute 2⁻¹⁰⁶⁰ (subnormal results); S = 0 gives c exactly,
-    whatever z is (0·inf). With c = 0 everywhere (a bare noise draw) the grid's symmetry R(−y) = −R(y)
-    lets the magnitudes be rounded and the sign applied to the result; with S = 1 as well, y = |Z|.
-    """
-
-    def __init__(self, affine: Affine, rounder: Rounder, signed: bool, size: int) -> None:
-        self.affine = affine
-        self.same_s = affine.s_lo is affine.s_hi
-        self.s_zero = not bool(np.all(affine.s_lo))
-        c_zero = not (np.any(affine.c_lo) or np.any(affine.c_hi))
-        self.magnitude = signed and c_zero  # round |y| and apply the sign afterwards
-        self.s_one = (
-            self.magnitude and self.same_s and not self.s_zero and bool(np.all(affine.s_lo == 1.0))
-        )
-        self.round_into = _grid_rounding(rounder)
-        self.buf = [np.empty(size) for _ in range(4)]
-
-    def decide(
-        self,
-        a: int,
-        b: int,
-        j: int,
-        neg: NDArray[np.bool_] | None,
-        z_lo: F64,
-        z_hi: F64,
-        out: F64,
-        undecided: NDArray[np.bool_],
-    ) -> None:
-        m = b - a
-        p, w, r_lo, r_hi = (x[:m] for x in self.buf)
-        aff = self.affine
-        if self.magnitude:  # |y| ∈ [S·|Z|⁻, S·|Z|⁺]; the sign is applied to the rounded value
-            y_lo, y_hi = z_lo, z_hi
-            if not self.s_one:
-                y_lo = self._scaled(aff.s_lo[a:b, j], z_lo, p, w, lower=True)
-                y_hi = self._scaled(aff.s_hi[a:b, j], z_hi, z_hi, w, lower=False)
-        else:
-            if neg is not None:  # Z = ±|Z|: the enclosure flips with the sign
-                z_lo, z_hi = np.where(neg, -z_hi, z_lo), np.where(neg, -z_lo, z_hi)
-            s_lo, s_hi = aff.s_lo[a:b, j], aff.s_hi[a:b, j]
-            y_lo = self._affine(aff.c_lo[a:b, j], s_lo, s_hi, z_lo, p, w, lower=True)
-            y_hi = self._affine(aff.c_hi[a:b, j], s_hi, s_lo, z_hi, z_hi, w, lower=False)
-            if self.s_zero:
-                zero = s_hi == 0
-                y_lo = np.where(zero, aff.c_lo[a:b, j], y_lo)
-                y_hi = np.where(zero, aff.c_hi[a:b, j], y_hi)
-        bad = self.round_into(y_lo, r_lo, w)
-        bad |= self.round_into(y_hi, r_hi, w)
-        bad |= r_lo != r_hi  # nan (no enclosure) is undecided too
-        undecided |= bad
-        if self.magnitude and neg is not None:  # R(−|y|) = −R(|y|): flip the sign bit
-            r_lo.view(np.uint64)[...] ^= np.left_shift(neg.astype(np.uint64), _SIGN_SHIFT)
-        out[...] = r_lo
-
-    def _scaled(self, s: F64, z: F64, dst: F64, w: F64, *, lower: bool) -> F64:
-        """A lower (upper) end of S·z for z ≥ 0 a lower (upper) end (S = 0: exactly 0)."""
-        y = np.multiply(s, z, out=dst)
-        np.multiply(y, _TWO_B, out=w)
-        w += TINY
-        if lower:
-            y -= w
-        else:
-            y += w
-        if self.s_zero:
-            y = np.where(s == 0, 0.0, y)
-        return y
-
-    def _affine(self, c: F64, s_near: F64, s_far: F64, z: F64, dst: F64, w: F64, *, lower: bool) -> F64:
-        """A lower (upper) end of c + S·z: S·z with S = s_near where z ≥ 0 (s_far where z < 0)."""
-        if self.same_s:
-            y = np.multiply(s_near, z, out=dst)
-        else:
-            y = np.multiply(np.where(z >= 0, s_near, s_far), z, out=dst)
-        for step in (0, 1):
-            if step:
-                y += c
-            np.abs(y, out=w)
-            w *= _TWO_B
-            w += TINY
-            if lower:
-                y -= w
-            else:
-                y += w
-        return y
-
-
-def _grid_rounding(rounder: Rounder) -> Callable[[F64, F64, F64], NDArray[np.bool_]]:
-    """``round_into(y, out, work)``: out = R(y), returning where the fast rounding does not apply.
-
-    For a grid of precision p ≤ 50 the rounding is one addition and one subtraction of
-    M = 1.5·2^(e − 1 − p + 52), e the binade of max(|y|, 2^E) (M's bits are built from that float's
-    exponent bits): y + M is rounded by the hardware, ties to even, to a multiple of the grid spacing
-    2^(max(e−1, E) − p), and (y + M) − M is exact. That needs |y| < 2^(971 + p) (M stays finite) and a
-    finite y; other elements are reported (they go to the slow path). Other rounders and precisions use
-    their own ``round_float``.
-    """
-    if not isinstance(rounder, GridRounder) or rounder.precision > 50:
-
-        def general(y: F64, out: F64, work: F64) -> NDArray[np.bool_]:
-            out[...] = rounder.round_float(y)
-            return np.zeros(y.shape, dtype=np.bool_)
-
-        return general
-    floor = 2.0**rounder.exponent
-    limit = 2.0 ** (971 + rounder.precision)
-    magic = np.uint64(((52 - rounder.precision) << 52) | (1 << 51))
-
-    def grid(y: F64, out: F64, work: F64) -> NDArray[np.bool_]:
-        np.abs(y, out=work)
-        too_big = ~(work < limit)  # also nan
-        np.maximum(work, floor, out=work)
-        bits = work.view(np.uint64)
-        bits &= _EXPONENT_BITS
-        bits += magic
-        np.add(y, work, out=out)
-        out -= work
-        return too_big
-
-    return grid
-
-
-_EXPONENT_BITS = np.uint64(0x7FF0000000000000)
+            sign_bits, lows, highs = source.chunk(a, b, ws, law_uppers)
+            for j, enclosure in enumerate(law.fast(lows, highs, ws.scratch)):
+                signs: U64 | None = enclosure[2] if len(enclosure) == 3 else sign_bits
+                decider.decide(a, b, j, signs, enclosure[0], enclosure[1], out[a:b, j], undecided[a:b])
 
 
 def _long_double_box(k: U64, m: int) -> tuple[Any, Any]:
@@ -361,45 +259,59 @@ def _long_double_box(k: U64, m: int) -> tuple[Any, Any]:
 def _long_double_pass(
     law: ExactLaw,
     source: _Words | _Accepted,
-    affine: Affine,
+    decider: Decider,
     rounder: GridRounder,
     idx: NDArray[np.intp],
     out: F64,
 ) -> NDArray[np.bool_]:
     """Decide the elements ``idx`` from their whole first words in long double; return which it decided.
 
-    The same enclosures as the binary64 pass (:class:`_Ends`, the law's ``fast``) in the x87 format:
-    one rounding is within 2⁻⁶⁴, an elementary function within 2⁻⁵⁸, and the uniforms' boxes are their
-    first 63 or 64 bits exactly, so an enclosure is about 2⁻⁵⁶ wide where binary64's is about 2⁻⁴⁵. An
-    element is decided when both ends round to the same grid point, which is then R(y) exactly (and a
-    float: grid points have at most 52 significant bits; beyond 2¹⁰²⁴ it is ±inf, as the grid says).
+    The same enclosures as the binary64 pass (the law's ``fast``, then c + S·Z outward) in the x87
+    format: one rounding is within 2⁻⁶⁴, an elementary function within 2⁻⁵⁸, and the uniforms' boxes are
+    their first 63 or 64 bits exactly, so an enclosure is about 2⁻⁵⁶ wide where binary64's is about 2⁻⁴⁵.
+    An element is decided when both ends round to the same grid point, which is then R(y) exactly (and
+    a float: grid points have at most 52 significant bits; beyond 2¹⁰²⁴ it is ±inf, as the grid says).
+    With c = 0 everywhere the magnitudes are rounded and the sign applied (R(−y) = −R(y)).
     """
+    affine = decider.affine
     decided = np.ones(idx.size, dtype=np.bool_)
     if isinstance(source, _Accepted):
         decided &= ~source.refined(idx)  # candidates with refined uniforms go to arb as they are
     with np.errstate(all="ignore"):
         neg, lows, highs = source.long_double_boxes(idx)
-        unit = np.longdouble(2.0**-63)  # twice the rounding unit 2⁻⁶⁴
+        # Widening factors for one or two roundings (u = 2⁻⁶⁴): fl(fl(a·b)·(1 − 2u)) ≤ a·b and
+        # fl(fl(a·b)·(1 + 4u)) ≥ a·b; y ± 4u·|y| after a rounded product or sum covers it too.
+        two_u, four_u = np.longdouble(2.0**-63), np.longdouble(2.0**-62)
         results = []
-        for j, (z_lo, z_hi) in enumerate(law.fast(lows, highs)):
-            if neg is not None:
-                z_lo, z_hi = np.where(neg, -z_hi, z_lo), np.where(neg, -z_lo, z_hi)
-            c_lo = affine.c_lo[idx, j].astype(np.longdouble)
-            c_hi = affine.c_hi[idx, j].astype(np.longdouble)
+        for j, enclosure in enumerate(law.fast(lows, highs)):
+            z_lo, z_hi = enclosure[0], enclosure[1]
+            neg_j = enclosure[2] != 0 if len(enclosure) == 3 else neg
             s_lo = affine.s_lo[idx, j].astype(np.longdouble)
             s_hi = affine.s_hi[idx, j].astype(np.longdouble)
+            if decider.magnitude:  # |y| = S·|Z| ≥ 0; the sign afterwards
+                if not decider.s_one:
+                    z_lo = np.where(s_hi == 0, 0, s_lo * z_lo * (1 - two_u))
+                    z_hi = np.where(s_hi == 0, 0, s_hi * z_hi * (1 + four_u))
+                r_lo, r_hi = _grid_round_long(z_lo, rounder), _grid_round_long(z_hi, rounder)
+                decided &= r_lo == r_hi  # nan: undecided
+                results.append(r_lo if neg_j is None else np.where(neg_j, -r_lo, r_lo))
+                continue
+            if neg_j is not None:
+                z_lo, z_hi = np.where(neg_j, -z_hi, z_lo), np.where(neg_j, -z_lo, z_hi)
+            c_lo = affine.c_lo[idx, j].astype(np.longdouble)
+            c_hi = affine.c_hi[idx, j].astype(np.longdouble)
             ends = []
             for c, z, near, far, sign in ((c_lo, z_lo, s_lo, s_hi, -1), (c_hi, z_hi, s_hi, s_lo, 1)):
                 y = np.where(z >= 0, near, far) * z  # S·z at its lower (upper) end over S
-                y += sign * (np.abs(y) * unit)
+                y += sign * (np.abs(y) * four_u)
                 y += c
-                y += sign * (np.abs(y) * unit)
+                y += sign * (np.abs(y) * four_u)
                 y = np.where(s_hi == 0, c, y)  # S = 0: exactly c (0·inf)
                 ends.append(_grid_round_long(y, rounder))
             decided &= ends[0] == ends[1]  # nan: undecided
             results.append(ends[0])
     for j, r in enumerate(results):
-        out[idx[decided], j] = r[decided].astype(np.float64)
+        out[idx[decided], j] = r[decided].astype(np.float64) + 0.0  # −0.0 → +0.0
     return decided
 
 

@@ -15,11 +15,18 @@ whole box. ``ball`` evaluates the same map in arb.
 * Student's t(ν): polar form (Bailey 1994) with the angle explicit, |T| = σ√(ν(W^{−2/ν} − 1))·sin(πw/2),
   W, w uniform: two uniforms, monotone in each, no rejection.
 * Generalized Cauchy(γ): :mod:`smoothdp.exact.cauchy` (rejection, each acceptance decided exactly).
-* Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
+* Planar Laplace(b): :mod:`smoothdp.exact.planar` (radius ~ Gamma(2, b), angle 2πU₃).
 * Uniform[0, 1) itself (for ``uniform_on_grid``).
 * Truncated exponential on [0, 1] with rate λ (for ``truncated_exponential_on_grid``): decreasing density
   W = −log1p(−U·(1 − e^{−λ}))/λ, increasing W = log1p(U·(e^λ − 1))/λ.
 * Log-uniform on [u, v], 0 < u < v (for ``log_uniform_on_grid``): y = u + u·expm1(U·ln(v/u)).
+
+The Gaussian's map and its certified tail function live in :mod:`smoothdp.exact.normal`.
+
+``fast(u_lo, u_hi, scratch=None)`` returns per coordinate an enclosure (z⁻, z⁺) of |Z| with z⁻ ≥ 0 (a law
+whose coordinates carry their own signs, planar noise, adds their sign bits as a third array). With a
+:class:`Scratch` it writes its results and temporaries into the engine's reused buffers; every constant
+is a 0-d array (a numpy call with a Python float costs about twice the call overhead).
 """
 
 from __future__ import annotations
@@ -31,27 +38,30 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from smoothdp.exact import _flint as flint
 from smoothdp.exact._core import BASIC_ERR as B
 from smoothdp.exact._core import ELEM_ERR as E
-from smoothdp.exact._core import F64, NDTRI_ERR, dyadic_to_float_bounds, end_fraction, hi, lo
+from smoothdp.exact._core import F64, dyadic_to_float_bounds, end_fraction, hi, lo
 from smoothdp.exact.arithmetic import Arithmetic, arithmetic_of
 
 if TYPE_CHECKING:
     from flint import arb
 
 __all__ = [
-    "GaussianLaw",
     "LaplaceLaw",
     "LawBase",
     "LogUniformLaw",
-    "PlanarLaplaceLaw",
     "PolyPlaceLaw",
+    "Scratch",
     "StudentTLaw",
     "TruncatedExponentialLaw",
     "UniformLaw",
     "arb_constant",
+    "as_constants",
+    "take",
+    "take_integers",
 ]
 
 _CONST_PREC = 256
@@ -81,6 +91,62 @@ def _in(ar: Arithmetic, bounds: tuple[Fraction, Fraction]) -> tuple[Any, Any]:
     return ar.bounds(bounds[0])[0], ar.bounds(bounds[1])[1]
 
 
+class Scratch:
+    """Float buffers a law's ``fast`` reuses from chunk to chunk (the engine's workspace).
+
+    ``take(like, count)`` returns ``count`` buffers shaped like ``like`` (fresh arrays when ``like`` is not
+    binary64 or longer than the buffers: the long-double pass, the tests).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._buffers: list[F64] = []
+        self._integers: list[NDArray[np.int64]] = []
+
+    def take(self, like: np.ndarray, count: int) -> list[Any]:
+        m = like.shape[0]
+        if like.dtype != np.float64 or m > self.size:
+            return [np.empty_like(like) for _ in range(count)]
+        while len(self._buffers) < count:
+            self._buffers.append(np.empty(self.size))
+        return [b[:m] for b in self._buffers[:count]]
+
+    def integers(self, m: int, count: int) -> list[NDArray[np.int64]]:
+        """``count`` int64 buffers of length m (fresh ones when m exceeds the buffers)."""
+        if m > self.size:
+            return [np.empty(m, dtype=np.int64) for _ in range(count)]
+        while len(self._integers) < count:
+            self._integers.append(np.empty(self.size, dtype=np.int64))
+        return [b[:m] for b in self._integers[:count]]
+
+
+def take(scratch: Scratch | None, like: np.ndarray, count: int) -> list[Any]:
+    """``count`` buffers like ``like``: from ``scratch`` when given, else fresh."""
+    if scratch is None:
+        return [np.empty_like(like) for _ in range(count)]
+    return scratch.take(like, count)
+
+
+def take_integers(scratch: Scratch | None, m: int, count: int) -> list[NDArray[np.int64]]:
+    """``count`` int64 buffers of length m: from ``scratch`` when given, else fresh."""
+    if scratch is None:
+        return [np.empty(m, dtype=np.int64) for _ in range(count)]
+    return scratch.integers(m, count)
+
+
+def as_constants(k: SimpleNamespace) -> SimpleNamespace:
+    """The same constants as 0-d arrays (pairs: tuples of them), cheaper operands for numpy calls."""
+    out: dict[str, Any] = {}
+    for name, v in vars(k).items():
+        if isinstance(v, tuple):
+            out[name] = tuple(np.asarray(x) if isinstance(x, float | np.floating) else x for x in v)
+        elif isinstance(v, float | np.floating):
+            out[name] = np.asarray(v)
+        else:
+            out[name] = v
+    return SimpleNamespace(**out)
+
+
 class LawBase:
     """Defaults: one signed uniform, one coordinate, no rejection; constants made once per format."""
 
@@ -91,6 +157,8 @@ class LawBase:
     acceptance = 1.0
     #: Whether ``fast`` also evaluates in long double (the engine's second float pass).
     long_double = True
+    #: Which uniforms' upper ends ``fast`` reads (None: all); the engine skips the others.
+    uppers: tuple[bool, ...] | None = None
 
     def __init__(self, scale: float) -> None:
         self.scale = float(scale)
@@ -98,13 +166,19 @@ class LawBase:
         self.in_range = SCALE_RANGE[0] <= self.scale <= SCALE_RANGE[1]
 
     def constants(self, ar: Arithmetic) -> SimpleNamespace:
-        """The widening constants of ``fast`` in the format of ``ar`` (made once per parameters)."""
-        key = (type(self), ar.name, *sorted(vars(self).items()))
+        """The widening constants of ``fast`` in the format of ``ar`` as 0-d arrays (made once per
+        parameters and process; looked up once per law object)."""
+        memo: dict[str, SimpleNamespace] = self.__dict__.setdefault("_memo", {})
+        k = memo.get(ar.name)
+        if k is not None:
+            return k
+        key = (type(self), ar.name, *sorted((n, v) for n, v in vars(self).items() if n != "_memo"))
         k = _CONSTANTS.get(key)
         if k is None:
             if len(_CONSTANTS) >= _CONSTANTS_KEPT:  # a sweep over many scales: start afresh
                 _CONSTANTS.clear()
-            k = _CONSTANTS[key] = self._make_constants(ar)
+            k = _CONSTANTS[key] = as_constants(self._make_constants(ar))
+        memo[ar.name] = k
         return k
 
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
@@ -131,44 +205,21 @@ class LaplaceLaw(LawBase):
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         return SimpleNamespace(lo=-ar.shrink(self.scale, ar.elem), hi=-ar.grow(self.scale, ar.elem))
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
-        a_lo = np.log(u_hi[0])
-        a_lo *= k.lo
-        a_hi = np.log(u_lo[0])
-        a_hi *= k.hi
+        a_lo, a_hi = take(scratch, u_lo[0], 2)
+        np.log(u_hi[0], out=a_lo)
+        np.multiply(a_lo, k.lo, out=a_lo)
+        np.log(u_lo[0], out=a_hi)
+        np.multiply(a_hi, k.hi, out=a_hi)
         return [(a_lo, a_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(-us[0].log())]
-
-
-class GaussianLaw(LawBase):
-    """|Z| = σ·√2·erfc⁻¹(q) = −σ·ndtri(q/2): ndtri(q/2) ≤ 0 within a relative NDTRI_ERR (q/2 is exact).
-
-    binary64 only (scipy has no long-double ndtri)."""
-
-    long_double = False
-
-    def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
-        return SimpleNamespace(lo=-ar.shrink(self.scale, NDTRI_ERR), hi=-ar.grow(self.scale, NDTRI_ERR))
-
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        from scipy import special  # imported on first use: scipy is slow to import
-
-        if not self.in_range or u_lo[0].dtype != np.float64:
-            return self._nan(u_lo)
-        k = self.constants(arithmetic_of(u_lo[0]))
-        a_lo = special.ndtri(u_hi[0] * 0.5)
-        a_lo *= k.lo
-        a_hi = special.ndtri(u_lo[0] * 0.5)
-        a_hi *= k.hi
-        return [(a_lo, a_hi)]
-
-    def ball(self, us: Sequence[arb]) -> list[arb]:
-        return [self._b(us[0].erfcinv() * flint.arb(2).sqrt())]
 
 
 def _polyplace_arb(alpha: float, which: int) -> arb:
@@ -241,15 +292,20 @@ class PolyPlaceLaw(LawBase):
             v_hi=ar.grow(inv_a, e),
             k_lo=ar.shrink(s, e),
             k_hi=ar.grow(s, e),
+            neg_k_lo=-ar.shrink(s, e),
+            neg_k_hi=-ar.grow(s, e),
         )
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
         q_lo, q_hi = u_lo[0], u_hi[0]
-        a_lo = np.full(q_lo.shape, np.nan, dtype=q_lo.dtype)
-        a_hi = a_lo.copy()
+        a_lo, a_hi = take(scratch, q_lo, 2)
+        a_lo.fill(np.nan)
+        a_hi.fill(np.nan)
         tail = np.flatnonzero(q_hi <= k.qb[0])
         if tail.size:
             a_lo[tail], a_hi[tail] = self._tail(q_lo[tail], q_hi[tail], k)
@@ -262,36 +318,34 @@ class PolyPlaceLaw(LawBase):
     def _tail(q_lo: F64, q_hi: F64, k: SimpleNamespace) -> tuple[F64, F64]:
         """u = expm1((A − ln q)/α), decreasing in q; A − ln q ≥ α·ln(1 + 1/α) ≥ ln 2 > 0 on the tail."""
         lo_ = np.log(q_hi)
-        lo_ *= k.neg_log_lo
-        lo_ += k.A[0]
-        lo_ *= k.t_lo
+        np.multiply(lo_, k.neg_log_lo, out=lo_)
+        np.add(lo_, k.A[0], out=lo_)
+        np.multiply(lo_, k.t_lo, out=lo_)
         np.expm1(lo_, out=lo_)
-        lo_ *= k.k_lo
+        np.multiply(lo_, k.k_lo, out=lo_)
         hi_ = np.log(q_lo)
-        hi_ *= k.neg_log_hi
-        hi_ += k.A[1]
-        hi_ *= k.t_hi
+        np.multiply(hi_, k.neg_log_hi, out=hi_)
+        np.add(hi_, k.A[1], out=hi_)
+        np.multiply(hi_, k.t_hi, out=hi_)
         np.expm1(hi_, out=hi_)
-        hi_ *= k.k_hi
+        np.multiply(hi_, k.k_hi, out=hi_)
         return lo_, hi_
 
     @staticmethod
     def _core(q_lo: F64, q_hi: F64, k: SimpleNamespace) -> tuple[F64, F64]:
-        """u = −expm1(log1p(−(1 − q)/c)/α), decreasing in q (1 − q is exact: q is a multiple of its box)."""
-        lo_ = np.subtract(1.0, q_hi)
-        lo_ *= k.x_lo
-        np.negative(lo_, out=lo_)
+        """u = −expm1(log1p(−(1 − q)/c)/α), decreasing in q (q − 1 is exact: q is a multiple of its box)."""
+        lo_ = np.subtract(q_hi, 1.0)
+        np.multiply(lo_, k.x_lo, out=lo_)  # −x, x = (1 − q)/c at its lower end
         np.log1p(lo_, out=lo_)  # ≤ 0: times shrink(1/α, E) is an upper end of ln(1 − x)/α
-        lo_ *= k.v_lo
+        np.multiply(lo_, k.v_lo, out=lo_)
         np.expm1(lo_, out=lo_)  # ≤ 0: times −shrink(s, E) is a lower end of −s·expm1
-        lo_ *= -k.k_lo
-        hi_ = np.subtract(1.0, q_lo)
-        hi_ *= k.x_hi
-        np.negative(hi_, out=hi_)
+        np.multiply(lo_, k.neg_k_lo, out=lo_)
+        hi_ = np.subtract(q_lo, 1.0)
+        np.multiply(hi_, k.x_hi, out=hi_)
         np.log1p(hi_, out=hi_)
-        hi_ *= k.v_hi
+        np.multiply(hi_, k.v_hi, out=hi_)
         np.expm1(hi_, out=hi_)
-        hi_ *= -k.k_hi
+        np.multiply(hi_, k.neg_k_hi, out=hi_)
         return lo_, hi_
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
@@ -311,12 +365,12 @@ def _two_over(df: float) -> arb:
     return 2 / flint.arb(df)
 
 
+def _two_sqrt(df: float) -> arb:
+    return 2 * flint.arb(df).sqrt()
+
+
 def _quarter_pi() -> arb:
     return flint.arb.pi() / 4
-
-
-def _eighth_pi() -> arb:
-    return flint.arb.pi() / 8
 
 
 @lru_cache(maxsize=256)
@@ -329,12 +383,15 @@ def _student_balls(df: float, prec: int) -> tuple[arb, arb]:
 class StudentTLaw(LawBase):
     """|T| = σ·√(ν·expm1(−(2/ν)·ln W))·sin(πw/2): Bailey's polar form with the angle explicit.
 
-    The radius is decreasing in W and evaluated at both corners. sin θ, θ = πw/2 ∈ [0, π/2], comes from
-    t = tan(θ/2) ∈ [0, 1] at the box's lower corner θ₁ (sin θ = 2t/(1 + t²): within a relative 2E, nothing
-    cancels), and sin θ ≤ sin θ₁ + (θ − θ₁) (|cos| ≤ 1) over the box, capped at 1.
+    The radius is decreasing in W and evaluated at both corners, as √(expm1(g)) with the factor 2σ√ν
+    folded into the last product. sin θ, θ = πw/2 ∈ [0, π/2], comes from t = tan(θ/2) ∈ [0, 1] at the
+    box's lower corner θ₁: h = t/(1 + t²) = sin θ₁/2 within a relative 2E + 4u (nothing cancels), and
+    sin θ/2 ≤ sin θ₁/2 + (θ − θ₁)/2 (|cos| ≤ 1) over the box.
     """
 
     n_uniforms = 2
+    #: The angle's box is used by its lower end only.
+    uppers = (True, False)
 
     def __init__(self, scale: float, df: float) -> None:
         super().__init__(scale)
@@ -346,146 +403,59 @@ class StudentTLaw(LawBase):
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         df = self.df
         two_over = arb_constant(_two_over, df)
+        two_sqrt = arb_constant(_two_sqrt, df)
         quarter_pi = arb_constant(_quarter_pi)
         e, r, sin_err = ar.elem, ar.unit, 2 * ar.elem + 4 * ar.unit
+        scale = Fraction(self.scale)
         return SimpleNamespace(
-            # g = −(2/ν)·ln W ≥ 0 (one call, one product); ν·expm1(g) (one call, one product).
+            # g = −(2/ν)·ln W ≥ 0 (one call, one product).
             g_lo=-ar.shrink(two_over[0], e),
             g_hi=-ar.grow(two_over[1], e),
-            d_lo=ar.shrink(df, e),
-            d_hi=ar.grow(df, e),
-            # √ (one rounding), × sin θ₁ (within sin_err), one product, × σ.
-            k_lo=ar.shrink(self.scale, r, sin_err, r),
-            k_hi=ar.grow(self.scale, r, r),
+            # expm1 (one call), √ (one rounding), × h (within sin_err; one product), × 2σ√ν.
+            k_lo=ar.shrink(scale * two_sqrt[0], e, r, sin_err, r),
+            k_hi=ar.grow(scale * two_sqrt[1], e, r, r),
             half_lo=ar.shrink(quarter_pi[0]),  # θ₁/2 = fl(w_lo·(π/4)⁻) ≤ πw_lo/4
-            sin_up=ar.grow(1, sin_err),
-            # θ − θ₁ ≤ (π/2)(w_hi − w_lo) + (πw_lo/2 − θ₁) ≤ (π/2)·2·box.
-            width=ar.grow(Fraction(ar.box) * 4),
-            up=ar.up(2 * r),
+            one=1.0,
+            # sin θ/2 ≤ h/(1 − sin_err) + (θ − θ₁)/2, computed as fl(fl(h·A) + W) (two roundings):
+            # θ − θ₁ ≤ (π/2)(w_hi − w_lo) + (πw_lo/2 − θ₁) ≤ (π/2)·2.5·box ≤ 4·box.
+            sin_up=ar.grow(1, sin_err, r, r),
+            width=ar.grow(Fraction(ar.box) * 2, r),
         )
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
-        # Radius: r(W) decreasing in W.
-        r_lo = np.log(u_hi[0])
-        r_lo *= k.g_lo
+        r_lo, r_hi, h, den = take(scratch, u_lo[0], 4)
+        # Radius / (2σ√ν): √expm1(g), decreasing in W.
+        np.log(u_hi[0], out=r_lo)
+        np.multiply(r_lo, k.g_lo, out=r_lo)
         np.expm1(r_lo, out=r_lo)
-        r_lo *= k.d_lo
         np.sqrt(r_lo, out=r_lo)
-        r_hi = np.log(u_lo[0])
-        r_hi *= k.g_hi
+        np.log(u_lo[0], out=r_hi)
+        np.multiply(r_hi, k.g_hi, out=r_hi)
         np.expm1(r_hi, out=r_hi)
-        r_hi *= k.d_hi
         np.sqrt(r_hi, out=r_hi)
-        # Angle: sin θ₁ = 2t/(1 + t²), t = tan(θ₁/2).
-        t = np.multiply(u_lo[1], k.half_lo)
-        np.tan(t, out=t)
-        den = np.square(t)
-        den += 1.0
-        t += t
-        t /= den  # sin θ₁ within sin_err
-        r_lo *= t
-        r_lo *= k.k_lo
-        t *= k.sin_up
-        t += k.width
-        t *= k.up
-        np.minimum(t, 1.0, out=t)
-        r_hi *= t
-        r_hi *= k.k_hi
+        # Angle: h = sin θ₁/2 = t/(1 + t²), t = tan(θ₁/2).
+        np.multiply(u_lo[1], k.half_lo, out=h)
+        np.tan(h, out=h)
+        np.square(h, out=den)
+        np.add(den, k.one, out=den)
+        np.divide(h, den, out=h)
+        np.multiply(r_lo, h, out=r_lo)
+        np.multiply(r_lo, k.k_lo, out=r_lo)
+        np.multiply(h, k.sin_up, out=h)  # an upper end of sin θ/2 over the box
+        np.add(h, k.width, out=h)
+        np.multiply(r_hi, h, out=r_hi)
+        np.multiply(r_hi, k.k_hi, out=r_hi)
         return [(r_lo, r_hi)]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         d, two_over = _student_balls(self.df, flint.ctx.prec)
         r = (d * (-two_over * us[0].log()).expm1()).sqrt()
         return [self._b(r * (us[1] / 2).sin_pi())]
-
-
-class PlanarLaplaceLaw(LawBase):
-    """Y = b(ln(1/U₁) + ln(1/U₂))·(cos 2πU₃, sin 2πU₃); the float path reduces the angle to an octant.
-
-    θ = (o + f)·π/4 with o the octant of U₃ and ψ = f·π/4 (or (1 − f)·π/4 in odd octants) in [0, π/4];
-    sin ψ and cos ψ come from t = tan(ψ₁/2) at the box's lower corner ψ₁ (sin = 2t/(1 + t²),
-    cos = (1 − t²)/(1 + t²), t ≤ tan(π/8): nothing cancels, within a relative 2E), and the far corner
-    from |d sin|, |d cos| ≤ 1 over the box (ψ − ψ₁ ≤ 8·box·π/4 plus the rounding of ψ₁).
-    """
-
-    n_uniforms = 3
-    signed = False
-    dimension = 2
-
-    def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
-        eighth_pi = arb_constant(_eighth_pi)
-        trig_err = 2 * ar.elem
-        return SimpleNamespace(
-            # r = b·(−ln U₁ − ln U₂): two logs of one sign (within E together), one sum, one product.
-            k_lo=-ar.shrink(self.scale, ar.elem, ar.unit),
-            k_hi=-ar.grow(self.scale, ar.elem, ar.unit),
-            h_lo=ar.shrink(eighth_pi[0]),
-            trig_lo=ar.shrink(1, trig_err),
-            trig_hi=ar.grow(1, trig_err),
-            width=ar.grow(Fraction(ar.box) * 8),
-            dn=ar.down(2 * ar.unit),
-            up=ar.up(2 * ar.unit),
-        )
-
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
-        if not self.in_range:
-            return self._nan(u_lo)
-        k = self.constants(arithmetic_of(u_lo[0]))
-        r_lo = np.log(u_hi[0])
-        r_lo += np.log(u_hi[1])
-        r_lo *= k.k_lo
-        r_hi = np.log(u_lo[0])
-        r_hi += np.log(u_lo[1])
-        r_hi *= k.k_hi
-        e_lo = u_lo[2] * 8.0  # exact
-        o = np.floor(e_lo)
-        odd = np.fmod(o, 2.0) == 1.0
-        g_lo = np.where(odd, (1.0 - u_hi[2] * 8.0) + o, e_lo - o)  # exact: the lower end of g in [0, 1]
-        t = np.multiply(g_lo, k.h_lo)
-        np.tan(t, out=t)
-        t2 = np.square(t)
-        den = t2 + 1.0
-        sin1 = np.multiply(t, 2.0)
-        sin1 /= den
-        cos1 = np.subtract(1.0, t2, out=t2)
-        cos1 /= den
-        # ψ₁ ≤ ψ ≤ ψ₁ + width: sin ψ ∈ [sin ψ₁, sin ψ₁ + width], cos ψ ∈ [cos ψ₁ − width, cos ψ₁].
-        sin_lo = np.multiply(sin1, k.trig_lo)
-        sin_hi = np.multiply(sin1, k.trig_hi, out=sin1)
-        sin_hi += k.width
-        sin_hi *= k.up
-        cos_hi = np.multiply(cos1, k.trig_hi)
-        np.minimum(cos_hi, 1.0, out=cos_hi)
-        cos_lo = np.multiply(cos1, k.trig_lo, out=cos1)
-        cos_lo -= k.width  # ≥ 0.7: one rounding, covered by (1 − 2u)
-        cos_lo *= k.dn
-        b = np.where(odd, (o + 1) / 2, o / 2) % 4
-        # (cos θ, sin θ) = rot_b(cos ψ, sin ψ), sin ψ = ±sin|ψ| (− for odd octants):
-        # b=0: (C, S), b=1: (−S, C), b=2: (−C, −S), b=3: (S, −C).
-        sgn_s = np.where(odd, -1.0, 1.0)
-        x_is_cos = (b == 0) | (b == 2)
-        quarter = [b == 0, b == 1, b == 2, b == 3]
-        x_sign = np.select(quarter, [1.0, -sgn_s, -1.0, sgn_s])
-        y_sign = np.select(quarter, [sgn_s, 1.0, -sgn_s, -1.0])
-        out = []
-        for sign, swap in ((x_sign, False), (y_sign, True)):
-            use_cos = x_is_cos != swap
-            t_lo = np.where(use_cos, cos_lo, sin_lo)
-            t_hi = np.where(use_cos, cos_hi, sin_hi)
-            m_lo = r_lo * np.maximum(t_lo, 0.0)
-            m_lo *= k.dn
-            m_hi = r_hi * t_hi
-            m_hi *= k.up
-            out.append((np.where(sign > 0, m_lo, -m_hi), np.where(sign > 0, m_hi, -m_lo)))
-        return out
-
-    def ball(self, us: Sequence[arb]) -> list[arb]:
-        r = self._b(-us[0].log() - us[1].log())
-        s, c = (2 * us[2]).sin_cos_pi()
-        return [r * c, r * s]
 
 
 class UniformLaw(LawBase):
@@ -497,7 +467,9 @@ class UniformLaw(LawBase):
         super().__init__(scale)
         self.in_range = True  # no product: the box itself
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         return [(u_lo[0], u_hi[0])]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
@@ -529,7 +501,9 @@ class TruncatedExponentialLaw(LawBase):
             lambda: (flint.arb(lam).exp() - 1) if self.increasing else (1 - (-flint.arb(lam)).exp())
         )
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         if u_lo[0].dtype != np.float64:
             return self._nan(u_lo)
         c_lo, c_hi = self._c
@@ -562,7 +536,9 @@ class LogUniformLaw(LawBase):
         self.lower, self.upper = float(lower), float(upper)
         self._l = _float_constant(lambda: (flint.arb(self.upper) / flint.arb(self.lower)).log())
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(
+        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
+    ) -> list[tuple[F64, F64]]:
         if u_lo[0].dtype != np.float64:
             return self._nan(u_lo)
         l_lo, l_hi = self._l
