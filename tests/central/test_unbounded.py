@@ -155,3 +155,15 @@ def test_one_sided_walk_needs_no_sign_test():
     x = np.random.default_rng(10).exponential(50.0, 1000)
     value, report = mech.sample(mech._prepare(x), default_rng(11))
     assert report["direction"] == "up" and 0.0 < value < 200.0
+
+
+def test_a_private_range_that_collapses_far_out_is_widened_into_valid_bounds() -> None:
+    """Regression: on ten records at ε = 1 the range's walks can overshoot to u ≈ 2^40 with ℓ ≥ u; the old
+    widening by the ladder's floor vanished in u's rounding (ℓ = u), and the bounded stage raised a
+    ValueError that depended on the data. Every seed must now release, inside the widened range."""
+    x = np.arange(1.0, 11.0)
+    for seed in range(60):
+        for data in (x, np.array([5.0]), np.array([2.0**40] * 3)):
+            release = smoothdp.quantiles(data, [0.25, 0.5, 0.75], epsilon=1.0, bounds=None, rng=seed)
+            lo, hi = release.details["bounds"]
+            assert lo < hi and np.all((lo <= release.value) & (release.value <= hi))

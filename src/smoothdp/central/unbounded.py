@@ -491,9 +491,11 @@ class UnboundedRange(Mechanism):
         hi, _ = self.top.sample(sorted_x, rng)
         low = self.bottom(hi)
         lo, _ = low.sample(low._prepare(sorted_x), rng)
-        if lo >= hi:  # the second walk stopped at u itself: widen (post-processing)
-            s = self.top.ladder.floor
-            lo, hi = max(lo - s, -CAP), min(hi + s, CAP)
+        if lo >= hi:  # the second walk stopped at u itself: widen around u (post-processing of u)
+            # by at least the ladder's floor and 2^-20·|u|: a width of the floor alone vanishes in the
+            # rounding of a large u (u ± floor == u), which left ℓ = u and a bounded stage refusing them
+            width = max(self.top.ladder.floor, abs(hi) * 2.0**-20)
+            lo, hi = max(hi - width, -CAP), min(hi + width, CAP)
         return lo, hi
 
     def details(self) -> dict[str, Any]:
