@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant, charge
 from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.central.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.choose import (
     MULTI_METHODS,
     SINGLE_METHODS,
@@ -104,7 +105,7 @@ def median(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -140,10 +141,13 @@ def median(
         Public sorted candidate values for discrete data: the exponential mechanism outputs one of them
         (``method="auto"`` then picks it).
     lattice
-        Exponential mechanism only: spacing of a public lattice (default 1.0, the integers; ``None``: the
-        pure continuum) whose points carry a tiny extra base mass, so that a tied value on it is released
-        exactly (docs/theory/quantiles.md#a-public-lattice-for-tied-data). The smooth-sensitivity release
-        ignores it (it is already exact on heavy ties).
+        Exponential mechanism only: the public atoms of its base measure, so that a tied value on them is
+        released exactly (docs/theory/quantiles.md#a-multi-scale-lattice). Default ``"multiscale"``: every
+        dyadic number with at most five binary places (halves, quarters, …, 1/32) and every decimal number
+        with at most four decimal places (tenths, cents, …), a point carrying less mass the more digits it
+        needs; nothing to pass for data tied at 62.5, 9.99 or 21.3. A spacing (``1.0``: the integers;
+        ``0.1``; ``0.25``), a sequence of spacings, or ``None`` (the pure continuum) for explicit control.
+        The smooth-sensitivity release ignores it (it is already exact on heavy ties).
     scale
         Public scale hint for ``bounds="private"``.
     noise, beta, **noise_options
@@ -186,7 +190,7 @@ def quantile(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -267,7 +271,7 @@ def quantiles(
     epsilon: float,
     bounds: Bounds,
     method: str = "auto",
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     clamp: bool = True,
     clip: bool = True,
     scale: float = 1.0,
@@ -286,9 +290,9 @@ def quantiles(
     Kulesza, ICML 2021; docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer,
     ICML 2022; docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or
     ``"smooth_sensitivity"`` (one release per distinct quantile with ε/m each, basic composition).
-    ``lattice`` (default 1.0, the integers; ``None``: the continuum): JointExp's public lattice, on which
-    tied values can be released exactly (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other
-    arguments as :func:`median`.
+    ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): JointExp's public
+    atoms, on which tied values can be released exactly
+    (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other arguments as :func:`median`.
     """
     qarr = check_quantile_list(qs)
     eps = check_epsilon(epsilon)

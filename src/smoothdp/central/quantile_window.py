@@ -31,16 +31,16 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.central.atoms import Atoms
 from smoothdp.central.quantiles import (
-    _bernoulli,
     _dyadic_parts,
-    _Lattice,
-    _uniform_bits,
     exact_categorical,
     sample_em_lattice,
     sample_em_quantile,
 )
 from smoothdp.exact import OutputGrid, uniform_on_grid
+from smoothdp.exact.bits import bernoulli as _bernoulli
+from smoothdp.exact.bits import uniform_bits as _uniform_bits
 from smoothdp.scale.engine import Records
 
 __all__ = ["sample_em_windowed", "window_half_width"]
@@ -76,21 +76,21 @@ class _Outcomes:
         *,
         target: float,
         coef: float,
-        lattice: _Lattice | None,
+        lattice: Atoms | None,
     ) -> None:
         self.edges = edges
         lengths = np.diff(edges)
         j = np.arange(first, first + lengths.size, dtype=np.float64)
         if lattice is None:
-            self.counts = np.zeros(lengths.size)
+            self.counts = np.zeros((0, lengths.size))
             with np.errstate(divide="ignore"):
                 log_gap = np.log(lengths)
             self.knots = edges[:0]
             knot_logw = edges[:0]
         else:
-            self.counts, on = lattice.scan(edges)
+            self.counts, gap_mass, knot_mass = lattice.scan(edges)
             with np.errstate(divide="ignore"):
-                log_gap = np.log(lengths + lattice.mass * self.counts)
+                log_gap = np.log(lengths + gap_mass)
             new = np.concatenate(([True], edges[1:] != edges[:-1]))
             starts = np.flatnonzero(new)
             ends = np.concatenate((starts[1:], [edges.size])) - 1
@@ -100,23 +100,21 @@ class _Outcomes:
                 below[0] = n_below
             if first + edges.size - 1 < n + 1:  # the last run may continue right of the window
                 at_most[-1] = n - n_above
-            keep = on[starts]
+            keep = knot_mass[starts] > 0.0
             self.knots = edges[starts[keep]]
             dist = np.maximum(0.0, np.maximum(below[keep] - target, target - at_most[keep]))
-            knot_logw = math.log(lattice.mass) - coef * dist
+            knot_logw = np.log(knot_mass[starts[keep]]) - coef * dist
         self.first = first
         self.logw = np.concatenate((log_gap - coef * np.abs(j - target), knot_logw))
         self.n_gaps = lengths.size
 
 
-def _region_mass(lo: float, hi: float, lattice: _Lattice | None, *, closed_low: bool) -> Fraction:
+def _region_mass(lo: float, hi: float, lattice: Atoms | None, *, closed_low: bool) -> Fraction:
     """μ of [lo, hi) (closed_low) or (lo, hi], exactly."""
     mass = Fraction(hi) - Fraction(lo)
     if lattice is None:
         return mass
-    counts, on = lattice.scan(np.array([lo, hi]))
-    atoms = int(counts[0]) + int(on[0] if closed_low else on[1])
-    return mass + Fraction(lattice.mass) * atoms
+    return mass + lattice.open_mass(lo, hi) + lattice.point_mass(lo if closed_low else hi)
 
 
 def _log_region_bound(mass: Fraction, distance: float, coef: float, eta: float) -> float:
@@ -127,20 +125,18 @@ def _log_region_bound(mass: Fraction, distance: float, coef: float, eta: float) 
 def _draw_in_gap(
     lo: float,
     hi: float,
-    m: int,
-    lattice: _Lattice | None,
+    counts: NDArray[np.float64],
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    """Given the gap (lo, hi) with m lattice points inside: the continuum with probability len/(len + c·m),
-    a uniform point of it, else a uniform lattice point of it; rounded onto the grid."""
-    if lattice is not None and m > 0:
-        length = Fraction(hi) - Fraction(lo)
-        p = length / (length + Fraction(lattice.mass) * m)
-        if not _bernoulli(p.numerator, p.denominator, rng):
-            k = int(lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m))
-            return float(grid.round(float(k) * lattice.spacing))
+    """Given the gap (lo, hi) with ``counts`` atoms of each level inside: the continuum with probability
+    len/μ(gap), a uniform point of it rounded onto the grid, else an atom of it drawn by mass (itself)."""
+    if lattice is not None:
+        atom = lattice.draw_in_cell(lo, hi, counts, rng)
+        if atom is not None:
+            return atom
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
@@ -152,7 +148,7 @@ def sample_em_windowed(
     target: float,
     coef: float,
     eta: float,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
@@ -233,15 +229,15 @@ def sample_em_windowed(
 def _draw_window(
     outcomes: _Outcomes,
     idx: int,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    if idx >= outcomes.n_gaps:  # a knot: an atom at a distinct data value (or a bound) on the lattice
-        return float(grid.round(outcomes.knots[idx - outcomes.n_gaps]))
+    if idx >= outcomes.n_gaps:  # a knot: an atom at a distinct data value (or a bound), released as itself
+        return float(outcomes.knots[idx - outcomes.n_gaps])
     lo, hi = float(outcomes.edges[idx]), float(outcomes.edges[idx + 1])
-    return _draw_in_gap(lo, hi, int(outcomes.counts[idx]), lattice, grid, rng, numerics)
+    return _draw_in_gap(lo, hi, outcomes.counts[:, idx], lattice, grid, rng, numerics)
 
 
 def _uniform_gap(edges: NDArray[np.float64], rng: np.random.Generator) -> int:
@@ -276,7 +272,7 @@ def _sample_region(
     upper: float,
     target: float,
     coef: float,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
@@ -296,11 +292,11 @@ def _sample_region(
     p_cont = length / mass
     atom_value: float | None = None
     if lattice is not None and p_cont < 1 and not _bernoulli(p_cont.numerator, p_cont.denominator, rng):
-        counts, on = lattice.scan(np.array([region_lo, region_hi]))
-        atoms = int(counts[0]) + int(on[0] if side == "left" else on[1])
-        start = lattice.floor(np.array([region_lo]))[0] if side == "left" and on[0] else None
-        k0 = int(start) if start is not None else int(lattice.first_above(np.array([region_lo]))[0])
-        atom_value = float(k0 + int(rng.integers(0, atoms))) * lattice.spacing
+        end = lattice.point_mass(region_lo if side == "left" else region_hi)  # the closed end's atom
+        atom_value = lattice.draw_in_cell(
+            region_lo, region_hi, lattice.open_counts(region_lo, region_hi), rng, continuum=False,
+            low_end=end if side == "left" else Fraction(0), high_end=end if side == "right" else Fraction(0),
+        )  # fmt: skip
     if atom_value is not None:
         below = int(np.searchsorted(full, atom_value, side="left"))
         at_most = int(np.searchsorted(full, atom_value, side="right"))
@@ -310,8 +306,9 @@ def _sample_region(
     if is_knot:
         assert lattice is not None and atom_value is not None
         dist = max(0.0, below - target, target - at_most)
-        logw = math.log(lattice.mass) - coef * dist
-        mu_outcome = Fraction(lattice.mass)
+        knot_mass = lattice.scan(np.array([atom_value]))[2]  # the window's float: the same sum and log
+        logw = float(np.log(knot_mass)[0]) - coef * dist
+        mu_outcome = lattice.point_mass(atom_value)
     else:
         k = below - first if atom_value is not None else _uniform_gap(edges, rng)  # the gap holding y
         lo, hi = float(edges[k]), float(edges[k + 1])
@@ -319,12 +316,12 @@ def _sample_region(
         logw = float(gap.logw[0])  # the gap's weight (the knots of its two edges are not used)
         mu_outcome = Fraction(hi) - Fraction(lo)
         if lattice is not None:
-            mu_outcome += Fraction(lattice.mass) * int(gap.counts[0])
+            mu_outcome += lattice.open_mass(lo, hi)
     accept = _dyadic(np.array([logw]))[0] * mass / (bound * mu_outcome)
     if accept > 1:
         raise RuntimeError("internal error: the outside-region bound of the windowed sampler does not hold")
     if not _bernoulli(accept.numerator, accept.denominator, rng):
         return None
-    if atom_value is not None:  # a knot, or a lattice point inside the gap
-        return float(grid.round(atom_value))
+    if atom_value is not None:  # a knot, or an atom inside the gap: released as itself
+        return atom_value
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
