@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -331,6 +332,8 @@ class Atoms:
         return f"Atoms({self.spec!r}, factor={self.factor:g})"
 
 
+@lru_cache(maxsize=64)
 def build_atoms(spec: LatticeSpec, *, factor: float = ATOM_MASS) -> Atoms | None:
-    """The atoms of a checked ``lattice=`` value (None for ``lattice=None``), c_ℓ = factor·σ_ℓ."""
+    """The atoms of a checked ``lattice=`` value (None for ``lattice=None``), c_ℓ = factor·σ_ℓ (cached:
+    public values in, an object never modified out)."""
     return None if spec is None else Atoms(spec, factor=factor)

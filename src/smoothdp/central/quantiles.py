@@ -80,6 +80,7 @@ __all__ = [
     "check_lattice",
     "exact_categorical",
     "joint_margin",
+    "log_sum",
     "log_weight_margin",
     "prepare_data",
     "rational_choice",
@@ -862,6 +863,54 @@ def _joint_forward(
     return first, tot, nus, log_fact
 
 
+class _ContinuumProgramme:
+    """JointExp's forward tables over the continuum with their backward draw and total weight."""
+
+    def __init__(self, tables: _JointTables, grid: OutputGrid, numerics: str) -> None:
+        self.tables, self.grid, self.numerics = tables, grid, numerics
+
+    @property
+    def size(self) -> int:
+        """The number of weights of the first backward draw (the n + 1 intervals)."""
+        return int(self.tables.log_len.size)
+
+    def log_normaliser(self) -> float:
+        """ln Z: the levels' float offsets plus the log-sum of the first backward draw's weights (the last
+        output's interval, the final gap's kernel included)."""
+        t = self.tables
+        return math.fsum(t.nus) + log_sum(t.interval_weights(len(t.nus) - 1, self.size))
+
+    def draw(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The sorted outputs: backwards, the interval then the repeats of each output, then uniform points
+        of the intervals rounded onto the grid."""
+        tables, m = self.tables, len(self.tables.nus)
+        edges = tables.edges
+        out = np.empty(m)
+        j, last = m - 1, self.size  # last: interval of the next output (n_cells stands for the bound b)
+        while j >= 0:
+            i = exact_categorical(tables.interval_weights(j, last), rng)
+            r = exact_categorical(tables.repeat_weights(j, i), rng)
+            pts = uniform_on_grid(
+                np.full(r + 1, edges[i]),
+                np.full(r + 1, edges[i + 1]),
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
+            out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
+            j -= r + 1
+            last = i
+        return np.sort(out)
+
+
+def log_sum(w: NDArray[np.float64]) -> float:
+    """ln Σ exp(w) as top + ln Σ exp(w − top) (−inf when every weight is −inf)."""
+    top = float(np.max(w))
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.sum(np.exp(w - top))))
+
+
 class JointQuantiles(_MultiQuantile):
     """Several quantiles from one exponential mechanism over ordered output vectors (JointExp: Gillenwater,
     Joseph & Kulesza, ICML 2021), by default on a public lattice that lets tied values be released exactly.
@@ -942,7 +991,7 @@ class JointQuantiles(_MultiQuantile):
         """ε of the JointExp stage on n records: ε − ε_t."""
         return self.epsilon - self.epsilon_test(n)
 
-    def _stage_atoms(self, n: int) -> list[Atoms]:
+    def stage_atom_options(self, n: int) -> list[Atoms]:
         """Every atom measure stage 2 may use on n records (public before stage 1 runs)."""
         light = self.atoms_of(False)
         stage = self.stage_atoms(n)
@@ -957,16 +1006,19 @@ class JointQuantiles(_MultiQuantile):
         stage (:func:`joint_margin`, docs/theory/quantiles.md#jointexp; on a lattice the larger
         :func:`~smoothdp.central.quantiles_greedy.greedy_margin` of both atom masses,
         docs/theory/quantiles.md#float-error-of-the-greedy-programme)."""
+        if self.lattice is None:
+            return self.margin_for(n, None)
+        return max(self.margin_for(n, a) for a in self.stage_atom_options(n))
+
+    def margin_for(self, n: int, atoms: Atoms | None) -> float:
+        """The margin of stage 2 on n records with the given atoms (None: the continuum's)."""
         from smoothdp.central.quantiles_greedy import greedy_margin
 
         m = int(self.unique_qs.size)
-        if self.lattice is None:
+        if atoms is None:
             return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
-        eps = self.epsilon_main(n)
-        return max(
-            greedy_margin(epsilon=eps, n=n, m=m, width=a.log_width(self.width), mass_ulps=a.mass_ulps + 6.0)
-            for a in self._stage_atoms(n)
-        )
+        width, ulps = atoms.log_width(self.width), atoms.mass_ulps + 6.0
+        return greedy_margin(epsilon=self.epsilon_main(n), n=n, m=m, width=width, mass_ulps=ulps)
 
     def admissible(self, n: int) -> bool:
         """Whether the float margin stays within 10% of the stage's ε at n records (a public condition)."""
@@ -980,31 +1032,58 @@ class JointQuantiles(_MultiQuantile):
             )
 
     def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        if self.lattice is not None:
-            return self._lattice_draw(sorted_x, rng)[0]
-        qs = self.unique_qs
-        m, n = qs.size, sorted_x.size
+        return self._draw(sorted_x, rng)[0]
+
+    def stage_coef(self, n: int) -> float:
+        """The kernel coefficient of stage 2 on n records: (ε_main − margin)/4 (public)."""
+        return (self.epsilon_main(n) - self.margin(n)) / 4.0
+
+    def programme(self, sorted_x: NDArray[np.float64], atoms: Atoms | None, coef: float) -> Any:
+        """Stage 2's forward programme on sorted data clipped into this mechanism's bounds, at kernel
+        coefficient ``coef``: the continuum's (atoms None) or the greedy lattice programme. Its
+        ``draw(rng)`` samples the sorted outputs, its ``log_normaliser()`` is ln Z, the total weight."""
+        from smoothdp.central.quantiles_greedy import GreedyProgramme
+
+        if atoms is None:
+            return _ContinuumProgramme(self._tables(sorted_x, coef), self.grid, self.numerics)
+        return GreedyProgramme(
+            sorted_x, self.lower, self.upper, atoms, self.unique_qs, coef, self.grid, self.numerics
+        )
+
+    def choose_atoms(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[Atoms | None, dict[str, Any]]:
+        """Stage 1 on the sorted, clipped records: the atoms of stage 2 (None without a lattice) and the
+        report of the selection (docs/theory/quantiles.md#choosing-the-heavy-level)."""
+        from smoothdp.central.atom_selection import select_heavy_level
+
+        if self.lattice is None:
+            return None, {}
+        n = sorted_x.size
+        stage = self.stage_atoms(n)
+        if stage != "test":
+            report = {"epsilon": 0.0, "atoms": stage, "level": None}
+            return self.atoms_of(stage == "heavy"), {"lattice_test": report}
+        eps_t = self.epsilon_test(n)
+        light = self.atoms_of(False)
+        level = select_heavy_level(sorted_x, light, n, eps_t, rng)
+        atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
+        info = {
+            "epsilon": eps_t,
+            "atoms": "light" if level is None else "heavy",
+            "level": None if level is None else light.levels[level].spacing,
+        }
+        return atoms, {"lattice_test": info}
+
+    def _draw(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        """Stage 1 (unless there is no lattice or the atoms are public) and stage 2 (the programme's
+        backward draws and the points inside the cells): the sorted values and stage 1's report."""
+        n = sorted_x.size
         self._check_admissible(n)
-        coef = (self.epsilon - self.margin(n)) / 4.0
-        tables = self._tables(sorted_x, coef)
-        edges = tables.edges
-        n_cells = tables.log_len.size
-        out = np.empty(m)
-        j, last = m - 1, n_cells  # last: interval of the next output (n_cells stands for the bound b)
-        while j >= 0:
-            i = exact_categorical(tables.interval_weights(j, last), rng)
-            r = exact_categorical(tables.repeat_weights(j, i), rng)
-            pts = uniform_on_grid(
-                np.full(r + 1, edges[i]),
-                np.full(r + 1, edges[i + 1]),
-                grid=self.grid,
-                rng=rng,
-                numerics=self.numerics,
-            )
-            out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
-            j -= r + 1
-            last = i
-        return np.sort(out)
+        atoms, info = self.choose_atoms(sorted_x, rng)
+        return self.programme(sorted_x, atoms, self.stage_coef(n)).draw(rng), info
 
     def atom_mass(self, heavy: bool) -> float:
         """The atom mass per unit of spacing, c_ℓ/σ_ℓ, of stage 2: 64 (heavy) or 2^-14 (light)."""
@@ -1018,38 +1097,6 @@ class JointQuantiles(_MultiQuantile):
         if atoms is None:
             raise ValueError("JointQuantiles(lattice=None) has no atoms")
         return atoms
-
-    def _lattice_draw(
-        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
-    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-        """Stage 1 (the test, unless ``atoms`` is public) and stage 2 (the greedy programme, its backward
-        draws, the points inside the cells); the values sorted, and the test's report."""
-        from smoothdp.central.atom_selection import select_heavy_level
-        from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample
-
-        n = sorted_x.size
-        self._check_admissible(n)
-        info: dict[str, Any] = {}
-        stage = self.stage_atoms(n)
-        if stage == "test":
-            eps_t = self.epsilon_test(n)
-            light = self.atoms_of(False)
-            level = select_heavy_level(sorted_x, light, n, eps_t, rng)
-            atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
-            info["lattice_test"] = {
-                "epsilon": eps_t,
-                "atoms": "light" if level is None else "heavy",
-                "level": None if level is None else light.levels[level].spacing,
-            }
-        else:
-            atoms = self.atoms_of(stage == "heavy")
-            info["lattice_test"] = {"epsilon": 0.0, "atoms": stage, "level": None}
-        coef = (self.epsilon_main(n) - self.margin(n)) / 4.0
-        chain = GreedyChain(sorted_x, self.lower, self.upper, atoms)
-        tables = GreedyTables(chain, self.unique_qs, coef)
-        states = greedy_sample(tables, rng)
-        out = np.sort(np.array([chain.draw(s, self.grid, rng, self.numerics) for s in states]))
-        return out, info
 
     def _tables(self, sorted_x: NDArray[np.float64], coef: float) -> _JointTables:
         """The continuum's forward dynamic programme on sorted, clipped data at kernel coefficient ``coef``
@@ -1074,17 +1121,14 @@ class JointQuantiles(_MultiQuantile):
         return out
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        if self.lattice is None:
-            release = super()._release(prepared, rng)
-        else:
-            values, info = self._lattice_draw(prepared, rng)
-            if self.clamp:
-                values = np.clip(values, self.lower, self.upper)
-            release = self._make_release(
-                values[self.inverse],
-                sampler=sampler_label(self.numerics),
-                details={**self._details(), **info},
-                not_private=NotPrivate(),
-            )
+        values, info = self._draw(prepared, rng)
+        if self.clamp:
+            values = np.clip(values, self.lower, self.upper)
+        release = self._make_release(
+            values[self.inverse],
+            sampler=sampler_label(self.numerics),
+            details={**self._details(), **info},
+            not_private=NotPrivate(),
+        )
         release.details["epsilon_float_margin"] = self.margin(prepared.size)
         return release

@@ -32,13 +32,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.atoms import ATOM_MASS, Atoms
-from smoothdp.central.quantiles import _lse_rows
+from smoothdp.central.quantiles import _lse_rows, exact_categorical, log_sum
 from smoothdp.exact import OutputGrid, uniform_on_grid
 
 __all__ = [
     "HEAVY_MASS",
     "LIGHT_MASS",
     "GreedyChain",
+    "GreedyProgramme",
     "greedy_margin",
     "greedy_sample",
 ]
@@ -372,8 +373,6 @@ class GreedyTables:
 
 def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
     """The m states of one draw, backwards (at most 2m draws, each exact for its float weights)."""
-    from smoothdp.central.quantiles import exact_categorical
-
     ch, k, t, big_g, m = tables.chain, tables.k, tables.t, tables.big_g, tables.m
     c2, c2f = ch.c2, ch.c2.astype(np.float64)
     states = [0] * m
@@ -406,3 +405,40 @@ def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
         states[j] = int(s)
         nxt = (int(s), int(r))
     return states
+
+
+class GreedyProgramme:
+    """The greedy lattice programme on sorted data clipped into [lower, upper]: its chain of states, its
+    forward tables, the backward draw of the sorted outputs and the total weight ln Z."""
+
+    def __init__(
+        self,
+        sorted_x: NDArray[np.float64],
+        lower: float,
+        upper: float,
+        atoms: Atoms,
+        qs: NDArray[np.float64],
+        coef: float,
+        grid: OutputGrid,
+        numerics: str,
+    ) -> None:
+        self.chain = GreedyChain(sorted_x, lower, upper, atoms)
+        self.tables = GreedyTables(self.chain, qs, coef)
+        self.grid, self.numerics = grid, numerics
+
+    @property
+    def size(self) -> int:
+        """The number of states (the weights of the first backward draw)."""
+        return int(self.chain.size)
+
+    def log_normaliser(self) -> float:
+        """ln Z: the levels' float offsets plus the log-sum of the first backward draw's weights (the last
+        output's state and the final gap's kernel)."""
+        t, ch = self.tables, self.chain
+        final = t.tot[t.m - 1] - t.k * np.abs(2.0 * ch.n - ch.c2.astype(np.float64) - float(t.t[t.m]))
+        return math.fsum(t.nus) + log_sum(final)
+
+    def draw(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The sorted outputs: the states backwards, then one point of each state's cell."""
+        states = greedy_sample(self.tables, rng)
+        return np.sort(np.array([self.chain.draw(s, self.grid, rng, self.numerics) for s in states]))
