@@ -252,7 +252,7 @@ for _label, _record in [
 #: Release details that are private outputs (covered by the guarantee) or functions of them only.
 PRIVATE_DETAILS = {
     "bounds",
-    "bounds_narrowed",
+    "bounds_used",
     "lattice_test",
     "epsilon_float_margin",
     "epsilon_in_weights",

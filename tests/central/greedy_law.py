@@ -284,9 +284,10 @@ def definition_nested_bounds(lower: float, upper: float, halvings: int) -> list[
 
 def nested_privacy_loss(mech: Any, x: Any, x2: Any, *, coef_scale: float = 1.0, prior: float = 3.0) -> float:
     """Worst |log ratio| of the exact joint laws of (outcome, released locations) of NestedJointQuantiles on
-    x and x′, from the definition: outcomes (B_k with the light atoms, prior 2^-k·e^-λ off B_0; B_0 with heavy
-    atoms on one of L levels, prior e^-λ/L), weight prior·Z/μ(B)^m, Z the definition's JointExp normaliser
-    on B with the records clipped into it. ``coef_scale`` = 2: the twin that forgets the sensitivity 2."""
+    x and x′, from the definition: outcomes (B_k with the light atoms, prior 2^(−k/2)·e^-λ off B_0; B_0
+    with heavy atoms on one of L levels, prior e^-λ/L), weight prior·Z/μ(B)^m, Z the definition's JointExp
+    normaliser on B with the records clipped into it. ``coef_scale`` = 2: the twin that forgets the
+    sensitivity 2."""
     from atoms_law import atom_masses
 
     xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
@@ -300,7 +301,7 @@ def nested_privacy_loss(mech: Any, x: Any, x2: Any, *, coef_scale: float = 1.0, 
     base = [heavy if mech.declared.stage_atoms(n) == "heavy" else light] * len(levels)
     outcomes = []
     for k, b in enumerate(definition_nested_bounds(mech.lower, mech.upper, mech.halvings)):
-        outcomes.append((b, base, 0.0 if k == 0 else -k * math.log(2.0) - prior))
+        outcomes.append((b, base, 0.0 if k == 0 else -0.5 * k * math.log(2.0) - prior))
     if levels and mech.declared.atoms == "auto" and mech.declared.stage_atoms(n) == "light":
         for i in range(len(levels)):
             factors = [light] * len(levels)

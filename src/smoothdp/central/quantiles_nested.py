@@ -6,7 +6,8 @@ With wide bounds and a small ε·n, JointExp's outputs follow the volume of the 
 Instead of spending part of ε on narrowing the bounds first, the mechanism draws a pair (k, o): k indexes
 a public family of nested sub-bounds B_0 = [a, b] ⊃ B_1 ⊃ … ⊃ B_K (each half as wide as the one before,
 anchored at a when a ≥ 0, at b when b ≤ 0, centred at 0 otherwise), and o is an output vector of JointExp
-on B_k with the records clipped into B_k. The base measure gives each B_k a public prior π_k ∝ 2^-k and,
+on B_k with the records clipped into B_k. The base measure gives B_0 the prior 1, B_k (k ≥ 1) the prior
+π_k = e^{−λ}·2^{−k/2} (λ = 3: leaving the declared bounds must be earned by the data), and,
 inside it, JointExp's base measure normalised to total mass one; the utility of (k, o) is JointExp's on
 B_k, of sensitivity 2 for every (k, o). So the pair is drawn with probability
 
@@ -175,10 +176,10 @@ class NestedJointQuantiles(Mechanism):
 
     def outcomes(self, n: int, atoms: Atoms | None) -> list[Outcome]:
         """The outcomes of the draw of the base measure: (candidate bounds index, atoms, ln prior), the
-        prior π ∝ 2^-k·e^{−λ} off the declared bounds and, for heavy atoms on one of L levels, e^{−λ}/L
+        prior 1 on B_0, e^{−λ}·2^{−k/2} on B_k (k ≥ 1) and, for heavy atoms on one of L levels, e^{−λ}/L
         (λ = :data:`LEAVE_PRIOR`)."""
         out = [
-            Outcome(k, atoms, 0.0 if k == 0 else -k * math.log(2.0) - LEAVE_PRIOR, None)
+            Outcome(k, atoms, 0.0 if k == 0 else -0.5 * k * math.log(2.0) - LEAVE_PRIOR, None)
             for k in range(len(self.candidates))
         ]
         if atoms is not None and self.heavy_outcomes(n):
