@@ -16,7 +16,6 @@ overlaps and of atom counts in [m − r, m + r], computed exactly by the levels'
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -80,8 +79,9 @@ def _law(
     return cdf
 
 
-def median_abs_error(x: NDArray[np.float64], bounds: tuple[float, float], q: float, epsilon: float,
-                     lattice: object) -> float:
+def median_abs_error(
+    x: NDArray[np.float64], bounds: tuple[float, float], q: float, epsilon: float, lattice: object
+) -> float:
     xs = np.sort(np.asarray(x, dtype=np.float64))
     m = float(np.quantile(xs, q, method="inverted_cdf"))
     cdf = _law(xs, bounds[0], bounds[1], q, epsilon, lattice)
@@ -118,7 +118,10 @@ def continuous(quick: bool) -> None:
                 for lat in LATTICES[1:]:
                     ratio = np.array(errs[lat]) / cont
                     cells.append(f"{ratio.mean():.3f} ({ratio.max():.2f})")
-                print(f"| {n} | {sigma:g} | {eps:g} | {np.median(cont):.3g} | {cells[0]} | {cells[1]} |", flush=True)
+                print(
+                    f"| {n} | {sigma:g} | {eps:g} | {np.median(cont):.3g} | {cells[0]} | {cells[1]} |",
+                    flush=True,
+                )
 
 
 def tied(quick: bool) -> None:
@@ -128,12 +131,19 @@ def tied(quick: bool) -> None:
         "200 × 62.5, bounds (0, 125)": (np.full(200, 62.5), (0.0, 125.0)),
         "200 × 9.99, bounds (0, 100)": (np.full(200, 9.99), (0.0, 100.0)),
         "half-years 0.5..23, n = 1000, bounds (0, 50)": (
-            gen.choice([0.5, 2.5, 6.0, 9.0, 13.0, 16.5, 23.0], 1000, p=[0.1, 0.2, 0.25, 0.2, 0.12, 0.08, 0.05]),
+            gen.choice(
+                [0.5, 2.5, 6.0, 9.0, 13.0, 16.5, 23.0], 1000, p=[0.1, 0.2, 0.25, 0.2, 0.12, 0.08, 0.05]
+            ),
             (0.0, 50.0),
         ),
-        "temperatures to 0.1, n = 1000, bounds (-50, 60)": (np.round(gen.normal(15.0, 8.0, 1000), 1), (-50.0, 60.0)),
+        "temperatures to 0.1, n = 1000, bounds (-50, 60)": (
+            np.round(gen.normal(15.0, 8.0, 1000), 1),
+            (-50.0, 60.0),
+        ),
         "prices to the cent, n = 1000, bounds (0, 1000)": (
-            np.round(np.exp(gen.normal(3.0, 1.0, 1000)), 2), (0.0, 1000.0)),
+            np.round(np.exp(gen.normal(3.0, 1.0, 1000)), 2),
+            (0.0, 1000.0),
+        ),
     }
     print("| data | ε | continuum | integers | multiscale |")
     print("|---|---|---|---|---|")
