@@ -121,10 +121,16 @@ def test_worst_privacy_loss_over_adversarial_neighbours_is_within_epsilon(atoms,
     assert 0.5 < worst <= 2.0 + 1e-9
 
 
+def _level(mech, x, rng):
+    """The level index the mechanism's stage 1 selects (None: light)."""
+    _, info = mech.choose_atoms(x, rng)
+    spacing = info["lattice_test"]["level"]
+    return None if spacing is None else [lv.spacing for lv in mech.atoms_of(False).levels].index(spacing)
+
+
 def test_the_selection_law_and_its_draws():
     """The selection's draws against its law from the definition (chi-square), on records tied at halves:
     the level 1/2 dominates; continuous records select light atoms."""
-    from smoothdp.central.atom_selection import select_heavy_level
 
     mech = JointQuantiles(
         [0.25, 0.75], epsilon=40.0, bounds=(0.0, 10.0), lattice=(1.0, 0.5, 0.1), atoms="test"
@@ -133,12 +139,9 @@ def test_the_selection_law_and_its_draws():
     eps_t = mech.epsilon_test(x.size)
     law = selection_law(x, spec_levels(mech.lattice), x.size, eps_t)
     assert law[2] > 0.5  # [light, 1, 1/2, 1/10]: the halves
-    light = mech.atoms_of(False)
     order = {None: 0, 0: 1, 1: 2, 2: 3}  # levels of (1.0, 0.5, 0.1) are already coarse to fine
     rng = default_rng(4)
-    draws = np.bincount(
-        [order[select_heavy_level(x, light, x.size, eps_t, rng)] for _ in range(3000)], minlength=4
-    )
+    draws = np.bincount([order[_level(mech, x, rng)] for _ in range(3000)], minlength=4)
     expected = law * 3000
     keep = expected > 5
     assert np.sum((draws[keep] - expected[keep]) ** 2 / expected[keep]) < 30

@@ -11,7 +11,8 @@ level ℓ, C_ℓ the number that are points of a coarser level, N the number tha
 so that the coarsest level holding more than τ records scores about 0.1n, every other candidate about
 −0.1n or less. Each count moves by at most one under substitution and min is 1-Lipschitz, so every score
 has sensitivity 1; the candidate is drawn with probability ∝ exp(ε_t·q/2) (the exponential mechanism,
-ε_t-DP), exactly from certified float weights (docs/theory/quantiles.md#sampling-exactly-from-float-weights).
+ε_t-DP; :meth:`~smoothdp.central.quantiles.JointQuantiles.choose_atoms` draws it exactly from certified float
+weights, docs/theory/quantiles.md#sampling-exactly-from-float-weights).
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.atoms import Atoms
-from smoothdp.central.quantiles import exact_categorical, log_weight_margin
 
 __all__ = [
     "TEST_FRACTION",
     "TEST_SHARE",
     "coarse_to_fine",
-    "select_heavy_level",
+    "selected_level",
     "selection_runs",
     "selection_scores",
 ]
@@ -68,14 +68,6 @@ def selection_scores(sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilo
     return scores
 
 
-def select_heavy_level(
-    sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilon_test: float, rng: np.random.Generator
-) -> int | None:
-    """The index (in ``atoms.levels``) of the level made heavy, or None (light): the exponential mechanism
-    over the scores of :func:`selection_scores` at ε_t, sampled exactly from its float weights with
-    ε′ = ε_t − 4η (η the certified error of the float log weights)."""
-    scores = np.array(selection_scores(sorted_x, atoms, n, epsilon_test))
-    eta = log_weight_margin(epsilon=epsilon_test, n=n, width=None)
-    coef = 0.5 * (epsilon_test - 4.0 * eta)
-    pick = exact_categorical(coef * scores, rng)
+def selected_level(atoms: Atoms, pick: int) -> int | None:
+    """The index in ``atoms.levels`` of candidate ``pick`` of :func:`selection_scores` (None: light)."""
     return None if pick == 0 else coarse_to_fine(atoms)[pick - 1]

@@ -235,10 +235,12 @@ class _OutsidePoint:
         if lattice is not None and p_cont < 1 and not _bernoulli(p_cont.numerator, p_cont.denominator, rng):
             end = lattice.point_mass(lo if side == "left" else hi)  # the closed end's atom
             none = Fraction(0)
-            self.point = lattice.draw_in_cell(
+            atom = lattice.draw_in_cell(
                 lo, hi, lattice.open_counts(lo, hi), rng, continuum=False,
                 low_end=end if side == "left" else none, high_end=end if side == "right" else none,
-            )  # type: ignore[assignment]  # fmt: skip
+            )  # fmt: skip
+            assert atom is not None  # no continuum offered: always an atom
+            self.point = atom
             self.atom = True
         else:
             self.point = _bracket_uniform(lo, hi, words, rng)

@@ -1055,7 +1055,7 @@ class JointQuantiles(_MultiQuantile):
     ) -> tuple[Atoms | None, dict[str, Any]]:
         """Stage 1 on the sorted, clipped records: the atoms of stage 2 (None without a lattice) and the
         report of the selection (docs/theory/quantiles.md#choosing-the-heavy-level)."""
-        from smoothdp.central.atom_selection import select_heavy_level
+        from smoothdp.central.atom_selection import selected_level, selection_scores
 
         if self.lattice is None:
             return None, {}
@@ -1066,7 +1066,10 @@ class JointQuantiles(_MultiQuantile):
             return self.atoms_of(stage == "heavy"), {"lattice_test": report}
         eps_t = self.epsilon_test(n)
         light = self.atoms_of(False)
-        level = select_heavy_level(sorted_x, light, n, eps_t, rng)
+        # The exponential mechanism over the selection's scores (sensitivity 1), exact for its float weights.
+        scores = np.array(selection_scores(sorted_x, light, n, eps_t))
+        coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
+        level = selected_level(light, exact_categorical(coef * scores, rng))
         atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
         info = {
             "epsilon": eps_t,
