@@ -302,7 +302,7 @@ def nested_privacy_loss(mech: Any, x: Any, x2: Any, *, coef_scale: float = 1.0, 
     outcomes = []
     for k, b in enumerate(definition_nested_bounds(mech.lower, mech.upper, mech.halvings)):
         outcomes.append((b, base, 0.0 if k == 0 else -0.5 * k * math.log(2.0) - prior))
-    if levels and mech.declared.atoms == "auto" and mech.declared.stage_atoms(n) == "light":
+    if levels and mech.atoms == "auto":
         for i in range(len(levels)):
             factors = [light] * len(levels)
             factors[i] = heavy

@@ -97,6 +97,18 @@ def test_bad_quantile_lists():
 
 
 # -- several quantiles: JointExp over nested bounds when ε·n < 72·m ------------------------------------------
+def test_evidence_rule_reads_public_parameters_only():
+    """The heavy level is chosen by evidence (no ε) where the private selection would not be confident:
+    ε_t·(0.1n − 1/ε_t) < ln L + 3, ε_t = 0.05ε, L levels (10 for the default, 1 for one spacing)."""
+    from smoothdp.central.choose import evidence_chooses_atoms
+
+    assert evidence_chooses_atoms(n=1000, epsilon=1.0, lattice="multiscale")  # 0.05·(100 − 20) = 4 < 5.3
+    assert not evidence_chooses_atoms(n=1300, epsilon=1.0, lattice="multiscale")  # 0.05·110 = 5.5
+    assert not evidence_chooses_atoms(n=1000, epsilon=1.0, lattice=1.0)  # 4 ≥ ln 1 + 3
+    assert not evidence_chooses_atoms(n=10, epsilon=1.0, lattice=None)  # no atoms to choose
+    assert not evidence_chooses_atoms(n=0, epsilon=1.0, lattice="multiscale")
+
+
 def test_narrowing_rule_reads_public_parameters_only():
     from smoothdp.central.choose import NARROW_BELOW, narrow_bounds_first
 
@@ -126,7 +138,11 @@ def test_nested_quantiles_spend_epsilon_once_and_report_the_bounds_used():
     v = np.asarray(r.value)
     assert np.all((v >= lo) & (v <= hi))
     assert abs(v[1] - np.quantile(y, 0.5, method="inverted_cdf")) < 0.5  # ±1e4 would give thousands
-    assert "bounds_used" not in smoothdp.quantiles(y, qs, epsilon=1.0, bounds=(-1e4, 1e4), rng=7).details
+    # ε·n = 1000 ≥ 72m: no halvings, but the heavy levels are still drawn by evidence (the selection would
+    # not be confident below ε·n ≈ 1260); ε·n = 2000: plain JointExp with the private selection.
+    mid = smoothdp.quantiles(y, qs, epsilon=1.0, bounds=(-1e4, 1e4), rng=7).details
+    assert mid["bounds_used"] == (-1e4, 1e4) and mid["halvings"] == 0
+    assert "bounds_used" not in smoothdp.quantiles(y, qs, epsilon=2.0, bounds=(-1e4, 1e4), rng=7).details
     named = smoothdp.quantiles(y, qs, epsilon=0.1, bounds=(-1e4, 1e4), method="joint_exp", rng=7)
     assert "bounds_used" not in named.details
 

@@ -39,6 +39,7 @@ from smoothdp.central.choose import (
     SINGLE_METHODS,
     choose_beta,
     choose_method,
+    evidence_chooses_atoms,
     narrow_bounds_first,
 )
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
@@ -50,7 +51,7 @@ from smoothdp.central.quantiles import (
     check_lattice,
     check_quantile_list,
 )
-from smoothdp.central.quantiles_nested import NestedJointQuantiles
+from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.statistics import Mean, Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
 from smoothdp.mechanism import Mechanism
@@ -315,13 +316,16 @@ def quantiles(
                 clamp=clamp,
                 numerics=numerics,
             )
-        if chosen == "auto" and narrow_bounds_first(n=n, epsilon=eps_main, n_quantiles=unique.size):
-            nested = NestedJointQuantiles(
-                qarr, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
-                numerics=numerics,
-            )  # fmt: skip
-            if nested.admissible(n):
-                return nested
+        if chosen == "auto":
+            narrow = narrow_bounds_first(n=n, epsilon=eps_main, n_quantiles=unique.size)
+            evidence = evidence_chooses_atoms(n=n, epsilon=eps_main, lattice=lattice)
+            if unique.size > 1 and (narrow or evidence):
+                nested = NestedJointQuantiles(
+                    qarr, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
+                    numerics=numerics, halvings=DEFAULT_HALVINGS if narrow else 0,
+                )  # fmt: skip
+                if nested.admissible(n):
+                    return nested
         if chosen == "auto":
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)

@@ -29,6 +29,7 @@ __all__ = [
     "TEST_SHARE",
     "coarse_to_fine",
     "selected_level",
+    "selection_confident",
     "selection_runs",
     "selection_scores",
 ]
@@ -53,6 +54,14 @@ def selection_runs(n: int, epsilon_test: float, n_levels: int) -> bool:
     of one level select it with probability above 1/2, i.e. ε_t·(0.1n − 1/ε_t) ≥ ln(L + 1) (then every
     other candidate scores at least 0.2n − 2/ε_t lower)."""
     return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(n_levels + 1.0)
+
+
+def selection_confident(n: int, epsilon_test: float, n_levels: int) -> bool:
+    """Whether records that are all points of one level would select it with probability at least
+    1/(1 + e^-3) ≈ 0.95 (public): ε_t·(0.1n − 1/ε_t) ≥ ln L + 3. Below, ``quantiles(method="auto")``
+    lets the data's evidence choose the heavy level instead, at no cost in ε
+    (:class:`~smoothdp.central.quantiles_nested.NestedJointQuantiles`)."""
+    return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(max(n_levels, 1)) + 3.0
 
 
 def selection_scores(sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilon_test: float) -> list[float]:

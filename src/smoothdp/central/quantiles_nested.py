@@ -120,8 +120,13 @@ class NestedJointQuantiles(Mechanism):
 
     Parameters
     ----------
-    qs, epsilon, bounds, lattice, atoms, clip, clamp, numerics
+    qs, epsilon, bounds, lattice, clip, clamp, numerics
         As :class:`~smoothdp.central.quantiles.JointQuantiles`.
+    atoms
+        ``"auto"`` (default): stage 1 keeps the light atoms and spends nothing; the draw also offers the
+        declared bounds with heavy atoms on each level, so that the data's evidence picks the heavy level
+        (docs/theory/quantiles.md#jointexp-over-nested-bounds). ``"test"``, ``"heavy"``, ``"light"``: stage 1
+        as :class:`~smoothdp.central.quantiles.JointQuantiles`, and no heavy outcomes.
     halvings
         K ≥ 0: the narrowest candidate bounds are 2^-K as wide as the declared ones (default 16).
     """
@@ -144,7 +149,12 @@ class NestedJointQuantiles(Mechanism):
         numerics: str = "exact",
     ) -> None:
         self.halvings = check_int("halvings", halvings, minimum=0, maximum=60)
-        options: dict[str, Any] = {"lattice": lattice, "atoms": atoms, "clip": clip, "clamp": False}
+        if not isinstance(atoms, str) or atoms not in ("auto", "test", "heavy", "light"):
+            raise ValueError(f"atoms must be 'auto', 'test', 'heavy' or 'light'; got {atoms!r}")
+        self.atoms = atoms
+        # "auto": light atoms in stage 1 (no private selection) and the heavy levels offered in the draw.
+        stage1 = "light" if atoms == "auto" else atoms
+        options: dict[str, Any] = {"lattice": lattice, "atoms": stage1, "clip": clip, "clamp": False}
         self.declared = JointQuantiles(qs, epsilon=epsilon, bounds=bounds, numerics=numerics, **options)
         self.qs = check_quantile_list(qs)
         self.epsilon = self.declared.epsilon
@@ -166,13 +176,10 @@ class NestedJointQuantiles(Mechanism):
         return f"quantiles({', '.join(f'{q:g}' for q in self.qs)})"
 
     def heavy_outcomes(self, n: int) -> bool:
-        """Whether the draw also offers the declared bounds with heavy atoms on one level (public: a
-        lattice, ``atoms="auto"``, and the private selection of stage 1 not running at this n)."""
-        return (
-            self.lattice is not None
-            and self.declared.atoms == "auto"
-            and self.declared.stage_atoms(n) == "light"
-        )
+        """Whether the draw also offers the declared bounds with heavy atoms on one level (public: a lattice
+        and ``atoms="auto"``, under which stage 1 keeps light atoms and spends nothing)."""
+        del n
+        return self.lattice is not None and self.atoms == "auto"
 
     def outcomes(self, n: int, atoms: Atoms | None) -> list[Outcome]:
         """The outcomes of the draw of the base measure: (candidate bounds index, atoms, ln prior), the
@@ -288,7 +295,7 @@ class NestedJointQuantiles(Mechanism):
             "clamp": self.clamp,
             "method": "joint_exp",
             "lattice": self.lattice,
-            "atoms": self.declared.atoms,
+            "atoms": self.atoms,
             "bounds_used": used,
             "halvings": self.halvings,
             **info,
