@@ -56,11 +56,11 @@ KNOWN_CYCLES: set[frozenset[str]] = {
 KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = (
     {
         ("smoothdp.central.quantile_window", "smoothdp.central.quantiles", name)
-        for name in ("_Lattice", "_bernoulli", "_dyadic_parts", "_uniform_bits")
+        for name in ("_dyadic_parts",)
     }
     | {
         ("smoothdp.central.quantiles_greedy", "smoothdp.central.quantiles", name)
-        for name in ("_ATOM_MASS", "_lae_scan", "_lse_rows", "_rational_choice", "_scan_depth")
+        for name in ("_lae_scan", "_lse_rows", "_scan_depth")
     }
 )
 

@@ -64,22 +64,34 @@ def _write_docs(stem: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.accuracy",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help="releases per cell (default 200)")
     parser.add_argument("--epsilons", help="comma-separated ε values (default 0.1,0.5,1,2)")
     parser.add_argument("--datasets", help="comma-separated data set names (default: all)")
     parser.add_argument("--methods", help="comma-separated method names (default: all detected)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the per-cell seeds")
     parser.add_argument("--stem", help="output file stem in benchmarks/results (default accuracy)")
-    parser.add_argument("--docs", action="store_true",
-                        help="only rebuild the markdown table and docs/which-mechanism.md from the JSON")
+    parser.add_argument(
+        "--docs",
+        action="store_true",
+        help="only rebuild the markdown table and docs/which-mechanism.md from the JSON",
+    )
     parser.add_argument("--list", action="store_true", help="list data sets and detected methods, then exit")
-    parser.add_argument("--smoothdp-only", action="store_true",
-                        help="run only smoothdp's methods (default + every detected method=)")
-    parser.add_argument("--update", action="store_true",
-                        help="merge the cells run into the existing <stem>.json (after smoothdp changed, "
-                             "--smoothdp-only --update re-runs its columns and keeps the competitors')")
+    parser.add_argument(
+        "--smoothdp-only",
+        action="store_true",
+        help="run only smoothdp's methods (default + every detected method=)",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="merge the cells run into the existing <stem>.json (after smoothdp changed, "
+        "--smoothdp-only --update re-runs its columns and keeps the competitors')",
+    )
     args = parser.parse_args(argv)
 
     if args.docs:
@@ -127,8 +139,17 @@ def main(argv: list[str] | None = None) -> int:
         "datasets": {d.name: d.description for d in datasets},
         "bounds": {d.name: list(d.bounds) for d in datasets},
     }
-    cells = [r.as_dict() for r in run_all(datasets, methods, epsilons=epsilons, trials=args.trials,
-                                          base_seed=args.seed, progress=lambda s: print(s, flush=True))]
+    cells = [
+        r.as_dict()
+        for r in run_all(
+            datasets,
+            methods,
+            epsilons=epsilons,
+            trials=args.trials,
+            base_seed=args.seed,
+            progress=lambda s: print(s, flush=True),
+        )
+    ]
     if args.update and (RESULTS / f"{stem}.json").exists():
         old = _load(stem)
         cells = merge_cells(old["cells"], cells)

@@ -29,10 +29,12 @@ from benchmarks.accuracy.datasets import Dataset, candidate_grid
 from numpy.typing import NDArray
 
 __all__ = [
+    "COMMON_GRID_SIZE",
     "COMPETITORS",
     "KNOWN_SMOOTHDP_METHODS",
     "Method",
     "all_methods",
+    "grid_1000_methods",
     "smoothdp_methods",
 ]
 
@@ -48,7 +50,13 @@ KNOWN_SMOOTHDP_METHODS: tuple[str, ...] = (
     "recursive",
 )
 #: The competitors' method names, in table order.
-COMPETITORS: tuple[str, ...] = ("diffprivlib", "opendp-em", "opendp-tree")
+COMPETITORS: tuple[str, ...] = (
+    "diffprivlib",
+    "opendp-em",
+    "opendp-tree",
+    "opendp-em-1000",
+    "opendp-tree-1000",
+)
 OPENDP_GRID_SIZE = 10_001
 
 
@@ -187,9 +195,13 @@ SUBSTITUTION_D_IN = 2
 
 
 def _opendp_em_prepare(ds: Dataset, epsilon: float, seed: int) -> Release:
+    return _opendp_em_on(ds, epsilon, candidate_grid(ds, OPENDP_GRID_SIZE))
+
+
+def _opendp_em_on(ds: Dataset, epsilon: float, grid: NDArray[np.float64]) -> Release:
     dp = _opendp()
     space = _sized_space(dp, ds.n)
-    candidates = candidate_grid(ds, OPENDP_GRID_SIZE).tolist()
+    candidates = grid.tolist()
     each = epsilon / len(ds.qs)  # several quantiles: ε split evenly (basic composition)
 
     def build(alpha: float) -> Any:
@@ -207,19 +219,25 @@ def _opendp_em_prepare(ds: Dataset, epsilon: float, seed: int) -> Release:
 
 
 def tree_edges(ds: Dataset) -> NDArray[np.float64]:
-    """Bin edges of the OpenDP quantile tree: integer data get one bin per integer (edges at half-integers,
-    the outer ones clipped to the bounds); otherwise the candidate grid of the exponential mechanism."""
-    if ds.grid == "integer":
+    """Bin edges of the OpenDP quantile tree: data at a public precision (integers, ``step:<s>``) get one bin
+    per value (edges halfway between values, the outer ones clipped to the bounds); otherwise the candidate
+    grid of the exponential mechanism."""
+    if ds.grid == "integer" or ds.grid.startswith("step:"):
         lo, hi = ds.bounds
-        inner = np.arange(np.ceil(lo) + 0.5, np.floor(hi))
-        return np.concatenate([[lo], inner, [hi]])
+        values = candidate_grid(ds, OPENDP_GRID_SIZE)
+        inner = 0.5 * (values[:-1] + values[1:])
+        return np.concatenate([[lo], inner[(inner > lo) & (inner < hi)], [hi]])
     return candidate_grid(ds, OPENDP_GRID_SIZE)
 
 
 def _opendp_tree_prepare(ds: Dataset, epsilon: float, seed: int) -> Release:
+    return _opendp_tree_on(ds, epsilon, tree_edges(ds))
+
+
+def _opendp_tree_on(ds: Dataset, epsilon: float, bin_edges: NDArray[np.float64]) -> Release:
     dp = _opendp()
     space = _sized_space(dp, ds.n)
-    edges = tree_edges(ds).tolist()
+    edges = bin_edges.tolist()
     bins = len(edges) - 1
     branching = int(dp.t.choose_branching_factor(size_guess=bins))
 
@@ -270,5 +288,34 @@ def competitor_methods() -> list[Method]:
     ]
 
 
+#: The grid most OpenDP users pass: 1,000 evenly spaced points over the bounds (issue 22).
+COMMON_GRID_SIZE = 1000
+
+
+def _common_grid(ds: Dataset) -> NDArray[np.float64]:
+    return np.linspace(ds.bounds[0], ds.bounds[1], COMMON_GRID_SIZE)
+
+
+def grid_1000_methods() -> list[Method]:
+    """OpenDP called with the candidate grid its users commonly choose: 1,000 evenly spaced points over the
+    bounds (the exponential mechanism's candidates, and the tree's bin edges)."""
+    return [
+        Method(
+            "opendp-em-1000",
+            "opendp",
+            "competitor",
+            lambda ds, eps, seed: _opendp_em_on(ds, eps, _common_grid(ds)),
+            f"as opendp-em, candidates np.linspace(lower, upper, {COMMON_GRID_SIZE})",
+        ),
+        Method(
+            "opendp-tree-1000",
+            "opendp",
+            "competitor",
+            lambda ds, eps, seed: _opendp_tree_on(ds, eps, _common_grid(ds)),
+            f"as opendp-tree, bin edges np.linspace(lower, upper, {COMMON_GRID_SIZE})",
+        ),
+    ]
+
+
 def all_methods() -> list[Method]:
-    return [*smoothdp_methods(), *competitor_methods()]
+    return [*smoothdp_methods(), *competitor_methods(), *grid_1000_methods()]

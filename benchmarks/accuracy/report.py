@@ -325,8 +325,7 @@ def render_docs(cells: Sequence[Cell], meta: dict[str, Any]) -> str:
         ]
         for eps in epsilons:
             group = [
-                c for c in cells
-                if c["dataset"] == ds and float(c["epsilon"]) == eps and not c.get("failure")
+                c for c in cells if c["dataset"] == ds and float(c["epsilon"]) == eps and not c.get("failure")
             ]
             if not group:
                 continue
@@ -365,8 +364,11 @@ def _short_answer(cells: Sequence[Cell], datasets: list[str], epsilons: list[flo
         wins: dict[str, int] = {}
         for eps in epsilons:
             ours = [
-                c for c in cells
-                if c["dataset"] == ds and float(c["epsilon"]) == eps and c["library"] == "smoothdp"
+                c
+                for c in cells
+                if c["dataset"] == ds
+                and float(c["epsilon"]) == eps
+                and c["library"] == "smoothdp"
                 and not c.get("failure")
             ]
             if ours:
@@ -378,8 +380,7 @@ def _short_answer(cells: Sequence[Cell], datasets: list[str], epsilons: list[flo
         overall = []
         for eps in epsilons:
             group = [
-                c for c in cells
-                if c["dataset"] == ds and float(c["epsilon"]) == eps and not c.get("failure")
+                c for c in cells if c["dataset"] == ds and float(c["epsilon"]) == eps and not c.get("failure")
             ]
             if group:
                 b = min(group, key=lambda c: float(c["median_abs_error"]))

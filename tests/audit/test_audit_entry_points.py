@@ -281,7 +281,7 @@ for _label, _record in [
 #: Release details that are private outputs (covered by the guarantee) or functions of them only.
 PRIVATE_DETAILS = {
     "bounds",
-    "bounds_narrowed",
+    "bounds_used",
     "lattice_test",
     "epsilon_float_margin",
     "epsilon_in_weights",
@@ -379,10 +379,6 @@ def test_bad_common_parameter(
     clamped, ``bool("no")`` being True); _SmoothQuantile now checks it like every other path."""
     if "bounds" in overrides and overrides["bounds"] is None and name in NO_BOUNDS_OK:
         pytest.skip("bounds=None is valid here: no bounds at all (docs/quantiles.md#no-bounds)")
-    if name == "quantiles" and overrides.get("bounds") == (-1e308, 1e308):
-        pytest.skip(
-            "method='auto' narrows these bounds privately first (documented), then runs on finite ones"
-        )
     with pytest.raises(error, match=pattern):
         ENTRY[name]([1.0, 2.0, 3.0, 4.0, 5.0], **overrides)
 
@@ -519,7 +515,13 @@ BAD_SPECIFIC: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ),
     (
         "lattice str",
-        lambda: sd.quantiles([1.0], [0.5], epsilon=1.0, bounds=B, lattice="1"),  # type: ignore[arg-type]
+        lambda: sd.quantiles([1.0], [0.5], epsilon=1.0, bounds=B, lattice="1"),
+        ValueError,
+        r"^lattice must be",
+    ),
+    (
+        "lattice bool",
+        lambda: sd.quantiles([1.0], [0.5], epsilon=1.0, bounds=B, lattice=True),  # type: ignore[arg-type]
         TypeError,
         r"^lattice must be",
     ),

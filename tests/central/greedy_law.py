@@ -58,29 +58,67 @@ def sampler_state_law(tables: Any) -> dict[tuple[int, ...], float]:
     return law
 
 
-def definition_locations(x: Any, lower: float, upper: float, spacing: float, mass: float) -> list[dict]:
+def spec_levels(spec: Any) -> list[tuple[int, int]]:
+    """The levels (P, Q) of a ``lattice=`` value, as documented: "multiscale" → dyadic 1..1/32 and decimal
+    1/10..1/10⁴; a spacing → the fraction its shortest repr spells."""
+    from fractions import Fraction
+
+    from atoms_law import MULTISCALE_LEVELS
+
+    if spec == "multiscale":
+        return list(MULTISCALE_LEVELS)
+    values = spec if isinstance(spec, tuple | list) else (spec,)
+    out = []
+    for v in values:
+        f = Fraction(repr(float(v)))
+        out.append((f.numerator, f.denominator))
+    return out
+
+
+def definition_locations(x: Any, lower: float, upper: float, atoms: dict[float, float]) -> list[dict]:
     """Every location of one output, in increasing order: continuum pieces between all cuts (bounds,
-    records, lattice points; measure = length) and lattice atoms (measure = mass)."""
+    records, atoms; measure = length) and the atoms (measure = their mass)."""
     x = np.sort(np.asarray(x, float))
-    ks = np.arange(math.ceil(lower / spacing), math.floor(upper / spacing) + 1)
-    pts = ks * spacing
+    pts = np.array(sorted(atoms), dtype=float)
     cuts = np.unique(np.concatenate(([lower, upper], pts, x)))
     locs = []
     for a, b in itertools.pairwise(cuts):
         if b > a:
             mid = 0.5 * (a + b)
-            locs.append({"key": mid, "atom": False, "measure": b - a, "value": mid,
-                         "L": int(np.sum(x < mid)), "U": int(np.sum(x < mid))})
+            locs.append(
+                {
+                    "key": mid,
+                    "atom": False,
+                    "measure": b - a,
+                    "value": mid,
+                    "L": int(np.sum(x < mid)),
+                    "U": int(np.sum(x < mid)),
+                }
+            )
     for v in pts:
-        locs.append({"key": v, "atom": True, "measure": mass, "value": v,
-                     "L": int(np.sum(x < v)), "U": int(np.sum(x <= v))})
+        locs.append(
+            {
+                "key": v,
+                "atom": True,
+                "measure": atoms[v],
+                "value": v,
+                "L": int(np.sum(x < v)),
+                "U": int(np.sum(x <= v)),
+            }
+        )
     locs.sort(key=lambda d: d["key"])
     return locs
 
 
 def definition_law(
-    x: Any, qs: Any, lower: float, upper: float, spacing: float, mass: float, coef: float,
-    *, rule: str = "greedy"
+    x: Any,
+    qs: Any,
+    lower: float,
+    upper: float,
+    atoms: dict[float, float],
+    coef: float,
+    *,
+    rule: str = "greedy",
 ) -> list[tuple[tuple[int, ...], tuple[float, ...], float]]:
     """(location ids, counts, unnormalised weight) of every ordered m-tuple of locations: measure of the
     ordered cone (r equal locations: measure^r/r!) × exp(−coef·Σ_j |C_j − C_{j−1} − g_j|), with
@@ -91,7 +129,7 @@ def definition_law(
     qs = np.asarray(qs, float)
     g = np.concatenate(([qs[0]], np.diff(qs), [1.0 - qs[-1]])) * n
     g_hat = np.floor(2.0 * g + 0.5) / 2.0
-    locs = definition_locations(x, lower, upper, spacing, mass)
+    locs = definition_locations(x, lower, upper, atoms)
     out = []
     for combo in itertools.combinations_with_replacement(range(len(locs)), qs.size):
         meas = 1.0
@@ -110,8 +148,10 @@ def definition_law(
     return out
 
 
-def _location_law(x: Any, locs: list[dict], qs: Any, coef: float, rule: str) -> dict[tuple[int, ...], float]:
-    """Law of the released location tuple (counts and ρ summed out) on the given locations."""
+def _location_weights(
+    x: Any, locs: list[dict], qs: Any, coef: float, rule: str
+) -> dict[tuple[int, ...], float]:
+    """Unnormalised weight of every released location tuple (counts and ρ summed out) on the locations."""
     x = np.sort(np.asarray(x, float))
     n = x.size
     qs = np.asarray(qs, float)
@@ -132,52 +172,158 @@ def _location_law(x: Any, locs: list[dict], qs: Any, coef: float, rule: str) -> 
             c_prev = c
         cost += abs(n - c_prev - g[-1])
         law[combo] = meas * math.exp(-coef * cost)
+    return law
+
+
+def _location_law(x: Any, locs: list[dict], qs: Any, coef: float, rule: str) -> dict[tuple[int, ...], float]:
+    law = _location_weights(x, locs, qs, coef, rule)
     total = sum(law.values())
     return {k: v / total for k, v in law.items()}
 
 
-def _shared_locations(x: Any, x2: Any, lower: float, upper: float, spacing: float, mass: float) -> list[dict]:
+def _shared_locations(x: Any, x2: Any, lower: float, upper: float, atoms: dict[float, float]) -> list[dict]:
     both = np.concatenate((np.asarray(x, float), np.asarray(x2, float)))
-    return definition_locations(both, lower, upper, spacing, mass)  # cuts at the records of both
+    return definition_locations(both, lower, upper, atoms)  # cuts at the records of both
+
+
+def _log_ratio_range(pa: dict, pb: dict) -> tuple[float, float]:
+    keys = [k for k in pa if pa[k] > 0 or pb[k] > 0]
+    assert all(pa[k] > 0 and pb[k] > 0 for k in keys)
+    d = np.array([math.log(pa[k]) - math.log(pb[k]) for k in keys])
+    return float(d.max()), float(-d.min())
+
+
+def selection_law(x: Any, levels: list[tuple[int, int]], n: int, eps_t: float) -> np.ndarray:
+    """The selection's law over [light, heavy on each level in coarse-to-fine order], from the definition:
+    τ = 0.9n + 1/ε_t, q_light = τ − N, q_ℓ = min(N_ℓ − τ, τ − C_ℓ), weights exp(ε′q/2), ε′ = ε_t − 4η."""
+    from fractions import Fraction
+
+    from smoothdp.central.quantiles import log_weight_margin
+
+    x = np.asarray(x, float)
+    order = sorted(levels, key=lambda pq: -Fraction(*pq))
+    on = [np.array([any(v == float(Fraction(k * p, q)) for k in _ks(v, p, q)) for v in x]) for p, q in order]
+    tau = 0.9 * n + 1.0 / eps_t
+    any_on = np.any(on, axis=0) if on else np.zeros(x.size, bool)
+    scores = [tau - float(np.sum(any_on))]
+    coarser = np.zeros(x.size, bool)
+    for row in on:
+        scores.append(min(float(np.sum(row)) - tau, tau - float(np.sum(coarser))))
+        coarser |= row
+    coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
+    w = np.exp(coef * (np.array(scores) - max(scores)))
+    return w / w.sum()
+
+
+def _ks(v: float, p: int, q: int) -> range:
+    from fractions import Fraction
+
+    k = math.floor(Fraction(v) * q / p)
+    return range(k - 1, k + 2)
 
 
 def greedy_privacy_loss(
     mech: Any, x: Any, x2: Any, *, rule: str = "greedy", coef_scale: float = 1.0
 ) -> float:
-    """Worst |log ratio| of the exact laws of everything JointQuantiles (lattice, ``atoms="test"`` or a
-    public choice) releases on x and x′: the noisy count k (discrete Laplace of scale t around
-    N = #records on the lattice) and the values given the atom mass chosen by k. Written from the
-    definition with the mechanism's public parameters (ε, the test's ε and threshold, the margin).
-    ``coef_scale`` = 2: the broken twin with density exp(ε′u/2) (sensitivity 2 ignored)."""
-    from smoothdp.central.quantiles_greedy import test_scale, test_threshold
+    """Worst |log ratio| of the exact laws of everything JointQuantiles (a lattice; the selection of a heavy
+    level, ``atoms="test"``, or a public choice) releases on x and x′: the level selected (written from the
+    definition, :func:`selection_law`) and the values given the atoms it sets. ``coef_scale`` = 2: the
+    broken twin with density exp(ε′u/2) (sensitivity 2 ignored)."""
+    from fractions import Fraction
+
+    from atoms_law import atom_masses
 
     xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
     n = xa.size
     coef = coef_scale * (mech.epsilon_main(n) - mech.margin(n)) / 4.0
-    s = mech.lattice
+    levels = spec_levels(mech.lattice)
+    light, heavy = mech.atom_mass(False), mech.atom_mass(True)
 
-    def stage2(heavy: bool) -> tuple[float, float]:
-        mass = mech.atom_mass(heavy)
-        locs = _shared_locations(xa, xb, mech.lower, mech.upper, s, mass)
+    def stage2(factors: list[float]) -> tuple[float, float]:
+        atoms = atom_masses(levels, factors, mech.lower, mech.upper)
+        locs = _shared_locations(xa, xb, mech.lower, mech.upper, atoms)
         pa = _location_law(xa, locs, mech.unique_qs, coef, rule)
         pb = _location_law(xb, locs, mech.unique_qs, coef, rule)
-        keys = [k for k in pa if pa[k] > 0 or pb[k] > 0]
-        assert all(pa[k] > 0 and pb[k] > 0 for k in keys)
-        d = np.array([math.log(pa[k]) - math.log(pb[k]) for k in keys])
-        return float(d.max()), float(-d.min())
+        return _log_ratio_range(pa, pb)
 
-    atoms = mech.stage_atoms(n)
-    if atoms != "test":
-        up, down = stage2(atoms == "heavy")
+    stage = mech.stage_atoms(n)
+    if stage != "test":
+        up, down = stage2([heavy if stage == "heavy" else light] * len(levels))
         return max(up, down)
     eps_t = mech.epsilon_test(n)
-    t = test_scale(eps_t)
-    thr = test_threshold(n, eps_t)
-    on = [int(np.sum(np.isclose(np.round(v / s) * s, v) & (np.abs(v) < 2.0**50))) for v in (xa, xb)]
-    heavy_loss, light_loss = stage2(True), stage2(False)
+    sel_a, sel_b = selection_law(xa, levels, n, eps_t), selection_law(xb, levels, n, eps_t)
+    order = sorted(range(len(levels)), key=lambda i: -Fraction(*levels[i]))
     worst = 0.0
-    for k in range(min(on) - 3, math.ceil(thr) + max(on) + 3):
-        tk = (abs(k - on[1]) - abs(k - on[0])) / t  # ln P_x(k) − ln P_x′(k)
-        up, down = heavy_loss if k >= thr else light_loss
-        worst = max(worst, tk + up, -tk + down)
+    for pick in range(len(levels) + 1):
+        factors = [light] * len(levels)
+        if pick:
+            factors[order[pick - 1]] = heavy
+        up, down = stage2(factors)
+        t = math.log(sel_a[pick]) - math.log(sel_b[pick])
+        worst = max(worst, t + up, -t + down)
+    return worst
+
+
+def definition_nested_bounds(lower: float, upper: float, halvings: int) -> list[tuple[float, float]]:
+    """The documented family: B_0 = [a, b]; B_k halves the width, anchored at a (a ≥ 0), at b (b ≤ 0), or
+    centred at 0 and cut by the bounds; repeated bounds dropped."""
+    out = [(lower, upper)]
+    for k in range(1, halvings + 1):
+        w = (upper - lower) / 2**k
+        if lower >= 0:
+            b = (lower, min(upper, lower + w))
+        elif upper <= 0:
+            b = (max(lower, upper - w), upper)
+        else:
+            r = max(-lower, upper) / 2**k
+            b = (max(lower, -r), min(upper, r))
+        if b[0] < b[1] and b != out[-1]:
+            out.append(b)
+    return out
+
+
+def nested_privacy_loss(mech: Any, x: Any, x2: Any, *, coef_scale: float = 1.0, prior: float = 3.0) -> float:
+    """Worst |log ratio| of the exact joint laws of (outcome, released locations) of NestedJointQuantiles on
+    x and x′, from the definition: outcomes (B_k with the light atoms, prior 2^(−k/2)·e^-λ off B_0; B_0
+    with heavy atoms on one of L levels, prior e^-λ/L), weight prior·Z/μ(B)^m, Z the definition's JointExp
+    normaliser on B with the records clipped into it. ``coef_scale`` = 2: the twin that forgets the
+    sensitivity 2."""
+    from atoms_law import atom_masses
+
+    xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
+    n = xa.size
+    assert mech.declared.stage_atoms(n) != "test"  # the selection has its own check
+    coef = coef_scale * (mech.declared.epsilon_main(n) - mech.margin(n)) / 4.0
+    qs = mech.declared.unique_qs
+    m = qs.size
+    levels = spec_levels(mech.lattice) if mech.lattice is not None else []
+    light, heavy = mech.declared.atom_mass(False), mech.declared.atom_mass(True)
+    base = [heavy if mech.declared.stage_atoms(n) == "heavy" else light] * len(levels)
+    outcomes = []
+    for k, b in enumerate(definition_nested_bounds(mech.lower, mech.upper, mech.halvings)):
+        outcomes.append((b, base, 0.0 if k == 0 else -0.5 * k * math.log(2.0) - prior))
+    if levels and mech.atoms == "auto":
+        for i in range(len(levels)):
+            factors = [light] * len(levels)
+            factors[i] = heavy
+            outcomes.append(((mech.lower, mech.upper), factors, -prior - math.log(len(levels))))
+    tables = {}
+    totals = [0.0, 0.0]
+    for idx, ((lo, hi), factors, log_prior) in enumerate(outcomes):
+        atoms = atom_masses(levels, factors, lo, hi) if levels else {}
+        ca, cb = np.clip(xa, lo, hi), np.clip(xb, lo, hi)
+        locs = _shared_locations(ca, cb, lo, hi, atoms)
+        scale = math.exp(log_prior) / ((hi - lo) + sum(atoms.values())) ** m
+        wa = {c: w * scale for c, w in _location_weights(ca, locs, qs, coef, "greedy").items()}
+        wb = {c: w * scale for c, w in _location_weights(cb, locs, qs, coef, "greedy").items()}
+        tables[idx] = (wa, wb)
+        totals[0] += sum(wa.values())
+        totals[1] += sum(wb.values())
+    worst = 0.0
+    for wa, wb in tables.values():
+        for c in wa:
+            if wa[c] > 0 or wb[c] > 0:
+                assert wa[c] > 0 and wb[c] > 0
+                d = (math.log(wa[c]) - math.log(totals[0])) - (math.log(wb[c]) - math.log(totals[1]))
+                worst = max(worst, abs(d))
     return worst

@@ -96,7 +96,19 @@ def test_bad_quantile_lists():
         smoothdp.quantiles(X, [0.5], epsilon=1.0, bounds=(-100, 100), method="tree")
 
 
-# -- several quantiles: the declared bounds narrowed privately first when ε·n < 72·m ---------------------
+# -- several quantiles: JointExp over nested bounds when ε·n < 72·m ------------------------------------------
+def test_evidence_rule_reads_public_parameters_only():
+    """The heavy level is chosen by evidence (no ε) where the private selection would not be confident:
+    ε_t·(0.1n − 1/ε_t) < ln L + 3, ε_t = 0.05ε, L levels (10 for the default, 1 for one spacing)."""
+    from smoothdp.central.choose import evidence_chooses_atoms
+
+    assert evidence_chooses_atoms(n=1000, epsilon=1.0, lattice="multiscale")  # 0.05·(100 − 20) = 4 < 5.3
+    assert not evidence_chooses_atoms(n=1300, epsilon=1.0, lattice="multiscale")  # 0.05·110 = 5.5
+    assert not evidence_chooses_atoms(n=1000, epsilon=1.0, lattice=1.0)  # 4 ≥ ln 1 + 3
+    assert not evidence_chooses_atoms(n=10, epsilon=1.0, lattice=None)  # no atoms to choose
+    assert not evidence_chooses_atoms(n=0, epsilon=1.0, lattice="multiscale")
+
+
 def test_narrowing_rule_reads_public_parameters_only():
     from smoothdp.central.choose import NARROW_BELOW, narrow_bounds_first
 
@@ -110,52 +122,58 @@ def test_narrowing_rule_reads_public_parameters_only():
         narrow_bounds_first(n=10, epsilon=0.1, n_quantiles=0)
 
 
-def test_narrowed_quantiles_stay_in_the_declared_bounds_and_report_the_split():
+def test_nested_quantiles_spend_epsilon_once_and_report_the_bounds_used():
+    """Wide bounds at ε·n = 100: the bounds are drawn with the outputs (no share of ε spent on them), the
+    release reports them, every value lies inside them; above the threshold or with a named method the
+    plain JointExp runs."""
     y = np.random.default_rng(6).normal(1.2, 1.0, 1000)
     qs = [0.1, 0.5, 0.9]
     acc = Accountant(epsilon=1.0)
     r = smoothdp.quantiles(y, qs, epsilon=0.1, bounds=(-1e4, 1e4), rng=7, accountant=acc)
-    lo, hi = r.details["bounds_narrowed"]
-    assert -1e4 <= lo < hi <= 1e4 and (lo, hi) != (-1e4, 1e4)
-    assert r.details["bounds"] == (-1e4, 1e4)
-    assert r.details["epsilon_bounds"] == pytest.approx(0.025)
-    assert r.details["epsilon_bounds"] + r.details["epsilon_statistic"] == pytest.approx(0.1)
+    lo, hi = r.details["bounds_used"]
+    assert -1e4 <= lo < hi <= 1e4 and hi - lo <= 2e4 / 2**8  # the data fill a few units of ±1e4
+    assert r.details["bounds"] == (-1e4, 1e4) and "epsilon_bounds" not in r.details
     assert r.guarantee.epsilon == 0.1 and acc.spent == pytest.approx(0.1) and len(acc) == 1
+    assert r.mechanism == "joint exponential mechanism over nested bounds"
     v = np.asarray(r.value)
     assert np.all((v >= lo) & (v <= hi))
-    # the same call above the threshold, or with a named method, does not narrow
-    assert "bounds_narrowed" not in smoothdp.quantiles(y, qs, epsilon=1.0, bounds=(-1e4, 1e4), rng=7).details
+    assert abs(v[1] - np.quantile(y, 0.5, method="inverted_cdf")) < 0.5  # ±1e4 would give thousands
+    # ε·n = 1000 ≥ 72m: no halvings, but the heavy levels are still drawn by evidence (the selection would
+    # not be confident below ε·n ≈ 1260); ε·n = 2000: plain JointExp with the private selection.
+    mid = smoothdp.quantiles(y, qs, epsilon=1.0, bounds=(-1e4, 1e4), rng=7).details
+    assert mid["bounds_used"] == (-1e4, 1e4) and mid["halvings"] == 0
+    assert "bounds_used" not in smoothdp.quantiles(y, qs, epsilon=2.0, bounds=(-1e4, 1e4), rng=7).details
     named = smoothdp.quantiles(y, qs, epsilon=0.1, bounds=(-1e4, 1e4), method="joint_exp", rng=7)
-    assert "bounds_narrowed" not in named.details
+    assert "bounds_used" not in named.details
 
 
-def test_narrowed_statistic_is_built_with_the_remaining_budget_on_the_narrowed_bounds(monkeypatch):
-    """Breaking the split (the statistic built with the whole ε) or the intersection would fail here."""
-    from smoothdp.central import api
-    from smoothdp.central.quantiles import JointQuantiles
+def test_nested_quantiles_keep_the_declared_bounds_when_the_data_fill_them():
+    """Uniform data on (20, 80) in (0, 100), n = 100, ε = 1 (the case where spending ε/4 on a private range
+    cost 2-5×): the declared bounds are drawn in nearly every release, so the law is JointExp's."""
+    y = np.random.default_rng(12).uniform(20.0, 80.0, 100)
+    used = [
+        smoothdp.quantiles(y, [0.25, 0.5, 0.75], epsilon=1.0, bounds=(0.0, 100.0), rng=s).details[
+            "bounds_used"
+        ]
+        for s in range(20)
+    ]
+    assert sum(u == (0.0, 100.0) for u in used) >= 18
 
-    built = []
-    original = JointQuantiles.__init__
 
-    def spy(self, *args, **kwargs):
-        built.append((kwargs["epsilon"], kwargs["bounds"]))
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(JointQuantiles, "__init__", spy)
-    monkeypatch.setattr(api.PrivateRange, "sample", lambda self, prepared, rng: (-3.0, 3.0))
-    y = np.random.default_rng(8).normal(1.2, 1.0, 200)
-    r = smoothdp.quantiles(y, [0.25, 0.75], epsilon=0.4, bounds=(0.0, 1e3), rng=9)
-    assert built[-1] == (pytest.approx(0.3), (0.0, 3.0))
-    assert r.details["bounds_narrowed"] == (0.0, 3.0)
-    # an empty intersection falls back to the declared bounds (post-processing of the range)
-    monkeypatch.setattr(api.PrivateRange, "sample", lambda self, prepared, rng: (-1.0, -0.5))
-    r = smoothdp.quantiles(y, [0.25, 0.75], epsilon=0.4, bounds=(0.0, 1e3), rng=9)
-    assert built[-1] == (pytest.approx(0.3), (0.0, 1e3)) and r.details["bounds_narrowed"] == (0.0, 1e3)
+def test_nested_quantiles_never_collapse_far_from_the_data():
+    """The quartiles of 1..10 in (0, 100): the previous private narrowing could return (0, 2.8e-17); every
+    candidate now holds the bounds' anchor and has a prior that shrinks with its width, and the bounds
+    drawn keep the quartiles."""
+    y = np.arange(1.0, 11.0)
+    for s in range(20):
+        r = smoothdp.quantiles(y, [0.25, 0.5, 0.75], epsilon=2.0, bounds=(0.0, 100.0), rng=s)
+        lo, hi = r.details["bounds_used"]
+        assert lo == 0.0 and hi >= 100.0 / 2**6
 
 
 def test_narrowing_applies_the_declared_data_policy_first():
     """NaN is imputed with the midpoint of the DECLARED bounds and ±inf clipped into them, before the
-    range."""
+    draw of the bounds."""
     y = np.concatenate([np.random.default_rng(10).normal(1.2, 1.0, 300), [np.nan, np.inf, -np.inf]])
     r = smoothdp.quantiles(y, [0.2, 0.8], epsilon=0.2, bounds=(-50.0, 50.0), rng=11)
-    assert np.all(np.isfinite(np.asarray(r.value))) and "bounds_narrowed" in r.details
+    assert np.all(np.isfinite(np.asarray(r.value))) and "bounds_used" in r.details

@@ -35,6 +35,7 @@ from smoothdp.central.means import PrivateClipMean
 from smoothdp.central.piecewise_laplace import PiecewiseLaplace
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+from smoothdp.central.quantiles_nested import NestedJointQuantiles
 from smoothdp.central.scale_free import ScaleFreeQuantile
 from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
 from smoothdp.mechanism import REGISTRY, Mechanism
@@ -66,6 +67,7 @@ CASES = [
     (ExponentialQuantile(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (RecursiveQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (JointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (NestedJointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1), halvings=3), X, "substitution"),
     (PrivateRange(epsilon=1.0), X, "substitution"),
     (PrivateClipMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (SmoothSensitivityMechanism(Median(bounds=(0, 1)), epsilon=1.0), X, "substitution"),

@@ -155,13 +155,21 @@ def test_jointexp_margin_is_small_public_and_monotone():
         assert margins == sorted(margins) and margins[0] > 0.0
     continuum = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), lattice=None)
     assert joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0) == continuum.margin(10**5)
-    # The lattice variant: the greedy programme, its margin taken at the heavier of the two atom masses
-    # (so that it is fixed before the lattice test runs), masses up to W = width + c(width/s + 2).
+    # The lattice variant: the greedy programme, its margin taken at the heaviest atom masses it may use
+    # (fixed before the selection runs), masses up to W = width + c(width/s + 2), rounding 10 ulps.
+    integers = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), lattice=1.0)
     lat = max(
-        greedy_margin(epsilon=deciles.epsilon_main(10**5), n=10**5, m=9, width=125.0 + c * (125.0 + 2.0))
+        greedy_margin(
+            epsilon=integers.epsilon_main(10**5),
+            n=10**5,
+            m=9,
+            width=125.0 + c * (125.0 + 2.0),
+            mass_ulps=10.0,
+        )
         for c in (64.0, 2.0**-14)
     )
-    assert deciles.margin(10**5) == lat > continuum.margin(10**5)
+    assert integers.margin(10**5) == lat > continuum.margin(10**5)
+    assert deciles.margin(10**5) >= lat
 
 
 def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
@@ -171,7 +179,12 @@ def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
     assert _lae_scan(np.full((1, 300), -np.inf)).tolist() == [[-np.inf] * 300]
     # D(L) = L - 1 for L <= 64, else 64 + D(ceil(L / 64)); 10^6 + 1 -> 15626 -> 245 -> 4.
     assert [_scan_depth(k) for k in (1, 64, 65, 64 * 64, 64 * 64 + 1, 10**6 + 1)] == [
-        0, 63, 65, 127, 129, 64 * 3 + 3
+        0,
+        63,
+        65,
+        127,
+        129,
+        64 * 3 + 3,
     ]
 
 
@@ -229,42 +242,59 @@ def test_public_choices():
 # ------------------------------------------------------------------------------------------------------------
 # ExponentialQuantile on a public lattice (docs/theory/quantiles.md#a-public-lattice-for-tied-data)
 # ------------------------------------------------------------------------------------------------------------
-def _lattice_module():
-    import sys
+def _open_counts(level, lo, hi):
+    counts, _ = level.scan(np.stack([lo, hi], axis=-1).ravel())
+    return counts[::2]
 
-    return sys.modules["smoothdp.central.quantiles"]  # the package re-exports a function of that name
 
-
-def test_lattice_counts_and_membership_are_exact_against_fractions():
+@pytest.mark.parametrize(
+    ("numer", "denom"),
+    [(1, 1), (1, 4), (3, 1), (1000, 1), (1, 1024), (5, 8), (1, 10), (1, 100), (3, 10), (7, 1000)],
+)
+def test_lattice_counts_and_membership_are_exact_against_fractions(numer, denom):
+    """Every level's points are the correctly rounded floats fl(k·P/Q) (decimals: the floats nearest to
+    the cents, not multiples of the float 0.01): open counts and membership against exact rationals."""
     from fractions import Fraction
 
-    lattice_cls = _lattice_module()._Lattice
+    from smoothdp.central.atoms import Level
+
+    level = Level(numer, denom)
+    sigma = Fraction(numer, denom)
     gen = np.random.default_rng(21)
-    for s in (1.0, 0.25, 3.0, 1000.0, 2.0**-10, 0.625):
-        lat = lattice_cls(s)
-        k = np.arange(-20, 21) * s
-        near = np.concatenate([k, np.nextafter(k, -np.inf), k + s / 3])
-        pts = np.sort(np.concatenate([gen.uniform(-20 * s, 20 * s, 100), near]))
-        fs = Fraction(s)
-        expected = [
-            sum(1 for j in range(-25, 26) if Fraction(a) < j * fs < Fraction(b))
-            for a, b in itertools.pairwise(pts)
-        ]
-        assert lat.count_open(pts[:-1], pts[1:]).tolist() == expected
-        assert lat.contains(pts).tolist() == [(Fraction(v) / fs).denominator == 1 for v in pts]
-    # Wide bounds: the integers up to 2^51 are atoms, beyond they are not; counts stay exact.
-    lat = lattice_cls(1.0)
-    assert lat.count_open(np.array([-1e7, -1e300]), np.array([1e7, 1e300])).tolist() == [2e7 - 1, 2.0**52 + 1]
+    ks = np.arange(-20, 21)
+    pts_exact = np.array([float(Fraction(int(k) * numer, denom)) for k in ks])
+    near = np.concatenate([pts_exact, np.nextafter(pts_exact, -np.inf), np.nextafter(pts_exact, np.inf)])
+    pts = np.sort(np.concatenate([gen.uniform(-20 * float(sigma), 20 * float(sigma), 100), near]))
+    atoms = [float(Fraction(j * numer, denom)) for j in range(-25, 26)]
+    expected = [sum(1 for v in atoms if a < v < b) for a, b in itertools.pairwise(pts)]
+    assert _open_counts(level, pts[:-1], pts[1:]).tolist() == expected
+    assert level.contains(pts).tolist() == [v in set(atoms) for v in pts]
+
+
+def test_lattice_reach_and_the_floats_of_decimal_points():
+    from smoothdp.central.atoms import Level
+
+    lat = Level(1, 1)  # the integers: atoms up to 2^51, beyond they are not; counts stay exact
+    assert _open_counts(lat, np.array([-1e7, -1e300]), np.array([1e7, 1e300])).tolist() == [
+        2e7 - 1,
+        2.0**52 + 1,
+    ]
     far = np.array([2.0**51, -(2.0**51), 2.0**51 + 2, 1e300])
     assert lat.contains(far).tolist() == [True, True, False, False]
+    cents = Level(1, 100)
+    assert cents.contains(np.array([9.99, 0.1 + 0.2, 0.3, 1e12 + 0.01])).tolist() == [True, False, True, True]
+    assert cents.reach == 2**50 and cents.contains(np.array([2.0**50 / 100 * 1.5])).tolist() == [False]
 
 
-def test_lattice_spacing_is_checked_from_the_spacing_alone():
-    from smoothdp.central.quantiles import check_lattice
+def test_lattice_is_checked_from_public_values_alone():
+    from smoothdp.central.atoms import check_lattice
 
     assert check_lattice(None) is None and check_lattice(1) == 1.0 and check_lattice(0.25) == 0.25
-    bad_values = ((0.1, ValueError), (0.0, ValueError), (-1.0, ValueError), (np.inf, ValueError))
-    bad_values += ((True, TypeError),)
+    assert check_lattice(0.1) == 0.1 and check_lattice("multiscale") == "multiscale"
+    assert check_lattice([1, 0.5, 0.01]) == (1.0, 0.5, 0.01)
+    bad_values = ((0.0, ValueError), (-1.0, ValueError), (np.inf, ValueError), (1 / 3, ValueError))
+    bad_values += ((True, TypeError), ("1", ValueError), ("auto", ValueError), ([], ValueError))
+    bad_values += (([1.0, "x"], TypeError),)
     for bad, err in bad_values:
         with pytest.raises(err, match="lattice"):
             check_lattice(bad)
@@ -274,47 +304,38 @@ def test_lattice_spacing_is_checked_from_the_spacing_alone():
     assert math.isfinite(mech.sample(np.array([1.0, 2.0, 2.0]), default_rng(1)))
 
 
-def _lattice_law(x, lower, upper, t, coef, spacing, mass):
-    """Closed-form law: atoms (every lattice point) and pieces between consecutive cut points (data values
-    and lattice points), by brute force."""
-    xs = np.sort(np.asarray(x, float))
-    pts = np.arange(math.ceil(lower / spacing), math.floor(upper / spacing) + 1) * spacing
+@pytest.mark.parametrize(
+    ("lattice", "levels", "x"),
+    [
+        (1.0, [(1, 1)], [0.5, 1.0, 1.0, 1.0, 2.5, 3.2]),
+        ((1.0, 0.5, 0.1), [(1, 1), (1, 2), (1, 10)], [0.5, 0.5, 1.0, 1.3, 1.3, 2.5, 3.25]),
+    ],
+)
+def test_lattice_sampler_matches_the_exact_law(lattice, levels, x):
+    """Chi-square of the sampler against the closed-form law, with large atom masses so that every branch
+    (continuum, atom at a data value, atom of each level inside a gap) has visible probability."""
+    from atoms_law import atom_masses, binned_counts, em_law
 
-    def dist(y):
-        below = np.array([np.sum(xs < v) for v in y], float)
-        at_most = np.array([np.sum(xs <= v) for v in y], float)
-        return np.maximum(0.0, np.maximum(below - t, t - at_most))
+    from smoothdp.central.atoms import Atoms
 
-    cuts = np.unique(np.concatenate(([lower, upper], xs, pts)))
-    mids = 0.5 * (cuts[:-1] + cuts[1:])
-    w_pieces = np.diff(cuts) * np.exp(-coef * dist(mids))
-    w_atoms = mass * np.exp(-coef * dist(pts))
-    z = w_pieces.sum() + w_atoms.sum()
-    return cuts, pts, w_pieces / z, w_atoms / z
-
-
-def test_lattice_sampler_matches_the_exact_law(monkeypatch):
-    """Chi-square of the sampler against the closed-form law, with a large atom mass so that every branch
-    (continuum, atom at a data value, lattice point inside a gap) has visible probability."""
-    mod = _lattice_module()
-    monkeypatch.setattr(mod, "_ATOM_MASS", 0.3)
-    x = np.array([0.5, 1.0, 1.0, 1.0, 2.5, 3.2])
-    mech = ExponentialQuantile(0.5, epsilon=1.5, bounds=(0.0, 5.0), numerics="float")
-    d = mech._prepare(x).sorted_values()
+    mech = ExponentialQuantile(0.5, epsilon=1.5, bounds=(0.0, 5.0), lattice=lattice, numerics="float")
+    mech.atoms = Atoms(mech.lattice, factor=0.3)
+    d = mech._prepare(np.array(x)).sorted_values()
     coef = 0.5 * mech.epsilon_used(d.size)
-    cuts, pts, p_pieces, p_atoms = _lattice_law(d, 0.0, 5.0, 2.5, coef, 1.0, 0.3)
+    cuts, pts, p_pieces, p_atoms = em_law(
+        d, 0.0, 5.0, mech_target(d.size), coef, atom_masses(levels, 0.3, 0.0, 5.0)
+    )
     assert p_atoms.sum() > 0.2 and p_pieces.sum() > 0.2
     rng = default_rng(22)
-    total = 20000
+    total = 20000 if len(levels) == 1 else 8000
     out = np.array([mech.sample(d, rng) for _ in range(total)])
-    on_atom = np.isin(out, pts)
-    counts = np.concatenate(
-        (
-            np.bincount(np.searchsorted(cuts, out[~on_atom]) - 1, minlength=p_pieces.size),
-            [np.sum(out == v) for v in pts],
-        )
-    )
-    assert _chi2_ok(counts, np.concatenate((p_pieces, p_atoms)), total)
+    assert _chi2_ok(binned_counts(out, cuts, pts), np.concatenate((p_pieces, p_atoms)), total)
+
+
+def mech_target(n):
+    from smoothdp.central.quantiles import target_rank
+
+    return target_rank(0.5, n)
 
 
 def test_lattice_em_is_exact_on_heavy_ties():
@@ -323,11 +344,31 @@ def test_lattice_em_is_exact_on_heavy_ties():
     gen = np.random.default_rng(23)
     x = np.concatenate([np.full(600, 5.0), gen.integers(0, 5, 200), gen.integers(6, 11, 200)]).astype(float)
     exact = {}
-    for lattice in (1.0, None):
+    for lattice in (1.0, "multiscale", None):
         mech = ExponentialQuantile(0.5, epsilon=0.5, bounds=(0.0, 10.0), lattice=lattice)
         d, rng = mech._prepare(x), default_rng(24)
         exact[lattice] = np.mean(np.array([mech.sample(d, rng) for _ in range(200)]) == 5.0)
-    assert exact[1.0] >= 0.95 and exact[None] == 0.0
+    assert exact[1.0] >= 0.95 and exact["multiscale"] >= 0.95 and exact[None] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("value", "bounds"), [(62.5, (0.0, 125.0)), (9.99, (0.0, 100.0)), (21.3, (-50.0, 60.0))]
+)
+@pytest.mark.parametrize("q", [0.25, 0.5, 0.75])
+def test_default_releases_values_tied_at_halves_tenths_and_cents_exactly(value, bounds, q):
+    """200 copies of 62.5, of 9.99 (the float fl(999/100)) or of 21.3, ε = 1, nothing passed: the default
+    quantile is the tied value itself in ≥ 90% of releases; the integer lattice alone never is. (q = 0.1
+    is not: its target sits 19.5 ranks inside the run, below the ≈ 29 a light atom needs against a gap of
+    62.5 at ε = 1; docs/theory/quantiles.md#choosing-the-atom-mass.)"""
+    import smoothdp as sd
+
+    x = np.full(200, value)
+    for lattice, least, most in (("multiscale", 0.9, 1.0), (1.0, 0.0, 0.0)):
+        rng = default_rng(31)
+        out = [
+            float(sd.quantile(x, q, epsilon=1.0, bounds=bounds, lattice=lattice, rng=rng)) for _ in range(50)
+        ]
+        assert least <= np.mean(np.array(out) == value) <= most
 
 
 def test_lattice_em_is_exact_on_adult_ages():
@@ -341,18 +382,19 @@ def test_lattice_em_is_exact_on_adult_ages():
     assert np.mean(out == true) >= 0.9
 
 
+@pytest.mark.parametrize("lattice", [1.0, "multiscale"])
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0])
-def test_lattice_costs_nothing_on_continuous_data(eps):
-    """N(1.2, 1), n = 1000, bounds ±1e4: median |error| with the integer lattice within 5% of the continuum
-    (200 releases each, the same uniform bits)."""
+def test_lattice_costs_nothing_on_continuous_data(eps, lattice):
+    """N(1.2, 1), n = 1000, bounds ±1e4: median |error| with the atoms within 5% of the continuum (200
+    releases each, the same uniform bits)."""
     x = np.random.default_rng(26).normal(1.2, 1.0, 1000)
     true = np.quantile(x, 0.5, method="inverted_cdf")
     err = {}
-    for lattice in (1.0, None):
-        mech = ExponentialQuantile(0.5, epsilon=eps, bounds=(-1e4, 1e4), lattice=lattice)
+    for lat in (lattice, None):
+        mech = ExponentialQuantile(0.5, epsilon=eps, bounds=(-1e4, 1e4), lattice=lat)
         d, rng = mech._prepare(x), default_rng(27)
-        err[lattice] = np.median(np.abs(np.array([mech.sample(d, rng) for _ in range(200)]) - true))
-    assert err[1.0] <= 1.05 * err[None]
+        err[lat] = np.median(np.abs(np.array([mech.sample(d, rng) for _ in range(200)]) - true))
+    assert err[lattice] <= 1.05 * err[None]
 
 
 def test_candidates_still_override_the_lattice():

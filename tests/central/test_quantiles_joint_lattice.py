@@ -10,19 +10,27 @@ import math
 
 import numpy as np
 import pytest
-from greedy_law import definition_law, definition_locations, greedy_privacy_loss, sampler_state_law
+from atoms_law import atom_masses
+from greedy_law import (
+    definition_law,
+    definition_locations,
+    greedy_privacy_loss,
+    sampler_state_law,
+    selection_law,
+    spec_levels,
+)
 
 from smoothdp.central.quantiles import JointQuantiles
 from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample
 from smoothdp.rng import default_rng
 
 
-def _definition_state_law(chain, x, qs, lower, upper, spacing, mass, coef):
-    """The definition's law, mapped to the sampler's states: a continuum piece or a lattice point that is
-    not a record -> the gap state of its count; a record value on the lattice -> its knot state of count C."""
-    locs = definition_locations(x, lower, upper, spacing, mass)
+def _definition_state_law(chain, x, qs, lower, upper, atoms, coef):
+    """The definition's law, mapped to the sampler's states: a continuum piece or an atom that is not a
+    record -> the gap state of its count; a record value that is an atom -> its knot state of count C."""
+    locs = definition_locations(x, lower, upper, atoms)
     law: dict[tuple[int, ...], float] = {}
-    for combo, counts, w in definition_law(x, qs, lower, upper, spacing, mass, coef):
+    for combo, counts, w in definition_law(x, qs, lower, upper, atoms, coef):
         seq = []
         for i, c in zip(combo, counts, strict=True):
             loc = locs[i]
@@ -45,6 +53,7 @@ CASES = [
     ([2.0] * 5, [0.1, 0.2, 0.5, 0.9], (0.0, 3.0), 1.0, 4.0),  # four outputs in one run (clamped at U)
     ([0.1, 0.7], [0.5, 0.9], (0.0, 1.0), 0.25, 5.0),  # no ties: bound atoms only
     ([], [0.5, 0.75], (0.0, 2.0), 1.0, 1.0),  # n = 0
+    ([0.5, 0.5, 0.3, 0.3, 0.3, 1.0], [0.4, 0.8], (0.0, 1.0), (0.5, 0.1), 6.0),  # two levels, a tenth tie
 ]
 
 
@@ -54,10 +63,11 @@ def test_programme_is_exactly_the_law_of_the_definition(x, qs, bounds, spacing, 
     mech = JointQuantiles(qs, epsilon=eps, bounds=bounds, lattice=spacing, atoms=atoms)
     d = mech._prepare(x)
     coef = (mech.epsilon_main(d.size) - mech.margin(d.size)) / 4.0
-    mass = mech.atom_mass(atoms == "heavy")
-    chain = GreedyChain(d, *bounds, mech._lattice, mass)
+    factor = mech.atom_mass(atoms == "heavy")
+    chain = GreedyChain(d, *bounds, mech.atoms_of(atoms == "heavy"))
     got = sampler_state_law(GreedyTables(chain, mech.unique_qs, coef))
-    expected = _definition_state_law(chain, d, mech.unique_qs, *bounds, spacing, mass, coef)
+    definition = atom_masses(spec_levels(spacing), factor, *bounds)
+    expected = _definition_state_law(chain, d, mech.unique_qs, *bounds, definition, coef)
     assert set(got) == set(expected)
     for seq, p in expected.items():
         assert got[seq] == pytest.approx(p, rel=1e-9, abs=1e-300)
@@ -66,12 +76,12 @@ def test_programme_is_exactly_the_law_of_the_definition(x, qs, bounds, spacing, 
 def test_sampler_draws_follow_the_definition():
     """Chi-square of 4000 draws of the state sequence against the definition's exact law."""
     x = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 2.5, 3.0, 3.0])
-    mech = JointQuantiles([0.3, 0.5, 0.8], epsilon=3.0, bounds=(-1.5, 4.5), atoms="heavy")
+    mech = JointQuantiles([0.3, 0.5, 0.8], epsilon=3.0, bounds=(-1.5, 4.5), atoms="heavy", lattice=1.0)
     coef = (mech.epsilon_main(x.size) - mech.margin(x.size)) / 4.0
-    mass = mech.atom_mass(True)
-    chain = GreedyChain(x, -1.5, 4.5, mech._lattice, mass)
+    chain = GreedyChain(x, -1.5, 4.5, mech.atoms_of(True))
     tables = GreedyTables(chain, mech.unique_qs, coef)
-    law = _definition_state_law(chain, x, mech.unique_qs, -1.5, 4.5, 1.0, mass, coef)
+    atoms = atom_masses([(1, 1)], mech.atom_mass(True), -1.5, 4.5)
+    law = _definition_state_law(chain, x, mech.unique_qs, -1.5, 4.5, atoms, coef)
     rng = default_rng(11)
     total = 4000
     counts: dict[tuple[int, ...], int] = {}
@@ -100,18 +110,48 @@ def _pairs(n, grid):
     return out
 
 
-@pytest.mark.parametrize("atoms", ["test", "heavy", "auto"])
-def test_worst_privacy_loss_over_adversarial_neighbours_is_within_epsilon(atoms):
-    """Exact laws (definition, not the code) of the noisy count and the values, every substitution pair
-    of 3 records on a grid with lattice points, off-lattice values and the bounds."""
-    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=0.25, atoms=atoms)
+@pytest.mark.parametrize(
+    ("atoms", "lattice"), [("test", 0.25), ("heavy", 0.25), ("auto", 0.25), ("test", (0.5, 0.25))]
+)
+def test_worst_privacy_loss_over_adversarial_neighbours_is_within_epsilon(atoms, lattice):
+    """Exact laws (definition, not the code) of the level selected and the values, every substitution pair
+    of 3 records on a grid with points of each level, off-lattice values and the bounds."""
+    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=lattice, atoms=atoms)
     worst = max(greedy_privacy_loss(mech, x, x2) for x, x2 in _pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0)))
     assert 0.5 < worst <= 2.0 + 1e-9
 
 
+def _level(mech, x, rng):
+    """The level index the mechanism's stage 1 selects (None: light)."""
+    _, info = mech.choose_atoms(x, rng)
+    spacing = info["lattice_test"]["level"]
+    return None if spacing is None else [lv.spacing for lv in mech.atoms_of(False).levels].index(spacing)
+
+
+def test_the_selection_law_and_its_draws():
+    """The selection's draws against its law from the definition (chi-square), on records tied at halves:
+    the level 1/2 dominates; continuous records select light atoms."""
+
+    mech = JointQuantiles(
+        [0.25, 0.75], epsilon=40.0, bounds=(0.0, 10.0), lattice=(1.0, 0.5, 0.1), atoms="test"
+    )
+    x = np.sort(np.array([0.5, 1.0, 1.5, 1.5, 2.5, 3.0, 4.5, 5.0, 6.5, 7.0, 0.3, 9.5] * 3))
+    eps_t = mech.epsilon_test(x.size)
+    law = selection_law(x, spec_levels(mech.lattice), x.size, eps_t)
+    assert law[2] > 0.5  # [light, 1, 1/2, 1/10]: the halves
+    order = {None: 0, 0: 1, 1: 2, 2: 3}  # levels of (1.0, 0.5, 0.1) are already coarse to fine
+    rng = default_rng(4)
+    draws = np.bincount([order[_level(mech, x, rng)] for _ in range(3000)], minlength=4)
+    expected = law * 3000
+    keep = expected > 5
+    assert np.sum((draws[keep] - expected[keep]) ** 2 / expected[keep]) < 30
+    cont = np.sort(np.random.default_rng(1).uniform(0.0, 10.0, 36))
+    assert selection_law(cont, spec_levels(mech.lattice), 36, eps_t)[0] > 0.99
+
+
 def test_the_check_catches_a_broken_twin():
     """The same check on the twin with density exp(ε′u/2) (the sensitivity 2 forgotten) exceeds ε."""
-    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=0.25)
+    mech = JointQuantiles([0.25, 0.75], epsilon=2.0, bounds=(0.0, 1.0), lattice=0.25, atoms="test")
     worst = max(
         greedy_privacy_loss(mech, x, x2, coef_scale=2.0) for x, x2 in _pairs(3, (0.0, 0.25, 0.3, 0.5, 1.0))
     )
@@ -139,8 +179,7 @@ def test_the_test_keeps_light_atoms_on_continuous_data():
     mech = JointQuantiles([0.25, 0.5, 0.75], epsilon=1.0, bounds=(-10.0, 10.0))
     rel = mech.release(x, rng=default_rng(5))
     test = rel.details["lattice_test"]
-    assert test["atoms"] == "light" and test["epsilon"] == pytest.approx(0.05)
-    assert isinstance(test["noisy_count"], int)
+    assert test["atoms"] == "light" and test["epsilon"] == pytest.approx(0.05) and test["level"] is None
     assert rel.details["atoms"] == "auto" and rel.details["epsilon_float_margin"] < 1e-6
 
 
@@ -151,7 +190,7 @@ def test_within_cell_draws_are_exact_on_the_lattice_and_in_bounds():
     mech = JointQuantiles([0.5, 0.1, 0.5], epsilon=3.0, bounds=(0.0, 10.0))
     rel = mech.release(x, rng=default_rng(3))
     assert rel.value.shape == (3,) and rel.value[0] == rel.value[2]
-    assert rel.details["lattice"] == 1.0
+    assert rel.details["lattice"] == "multiscale"
     for seed in range(50):
         v = mech.sample(mech._prepare(x), default_rng(seed))
         assert np.all((v >= 0.0) & (v <= 10.0)) and v[1] <= v[0]
@@ -168,18 +207,18 @@ def test_margin_is_public_small_and_covers_both_atom_masses():
     assert deciles.epsilon_main(10) + deciles.epsilon_test(10) <= 1.0
 
 
-def test_auto_runs_the_test_only_where_lattice_data_can_pass_it():
-    """atoms="auto" (default): the test runs iff its float threshold 0.9n + 3t ≤ n, t = 1/(0.05ε) rounded
-    up: at ε = 1 from n ≈ 30t = 600 on; below, no budget is spent on it and all of ε goes to JointExp
-    with light atoms."""
-    auto = JointQuantiles([0.25, 0.5], epsilon=1.0, bounds=(0.0, 10.0))
+@pytest.mark.parametrize(("lattice", "levels", "first"), [("multiscale", 10, 680), (1.0, 1, 339)])
+def test_auto_runs_the_selection_only_where_tied_data_select_their_level(lattice, levels, first):
+    """atoms="auto" (default): the selection runs iff ε_t·(0.1n − 1/ε_t) ≥ ln(L + 1), ε_t = 0.05ε (then
+    records all on one level select it with probability above 1/2): at ε = 1 from n = 680 on for the
+    ten levels of the default, 339 for one level; below, all of ε goes to JointExp with light atoms."""
+    auto = JointQuantiles([0.25, 0.5], epsilon=1.0, bounds=(0.0, 10.0), lattice=lattice)
     assert auto.atoms == "auto"
-    t = math.nextafter(20.0, math.inf)
-    runs = [n for n in range(560, 641) if auto.stage_atoms(n) == "test"]
-    assert runs == [n for n in range(560, 641) if 0.9 * n + 3.0 * t <= n] and 599 <= runs[0] <= 601
-    assert runs == list(range(runs[0], 641))
-    assert auto.epsilon_test(590) == 0.0 and auto.epsilon_main(590) == 1.0
-    assert auto.epsilon_test(610) == pytest.approx(0.05) and auto.epsilon_main(610) == pytest.approx(0.95)
+    runs = [n for n in range(first - 40, first + 41) if auto.stage_atoms(n) == "test"]
+    expected = [n for n in range(first - 40, first + 41) if 0.05 * (0.1 * n - 20.0) >= math.log(levels + 1)]
+    assert runs == expected == list(range(first, first + 41))
+    assert auto.epsilon_test(first - 1) == 0.0 and auto.epsilon_main(first - 1) == 1.0
+    assert auto.epsilon_test(first) == pytest.approx(0.05) and auto.epsilon_main(first) == pytest.approx(0.95)
 
 
 @pytest.mark.parametrize(("n", "twin"), [(200, "light"), (800, "test")])
@@ -196,8 +235,10 @@ def test_auto_releases_exactly_what_the_rule_names(n, twin):
 
 def test_lattice_and_atoms_are_validated_from_public_values_alone():
     with pytest.raises(ValueError, match="lattice"):
-        JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice=0.1)
-    with pytest.raises(TypeError, match="lattice"):
+        JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice=1 / 3)
+    with pytest.raises(ValueError, match="lattice"):
         JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice="1")
+    with pytest.raises(TypeError, match="lattice"):
+        JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), lattice=[1.0, None])
     with pytest.raises(ValueError, match="atoms"):
         JointQuantiles([0.5, 0.6], epsilon=1.0, bounds=(0.0, 1.0), atoms="medium")

@@ -213,7 +213,6 @@ def _geo_cases() -> list[Case]:
     ]
 
 
-
 # -- central DP ---------------------------------------------------------------------------------------------
 def _substitution_pairs(n: int, grid: tuple[float, ...]) -> list[Pair]:
     """Every data set of n grid values and every substitution neighbour of it (both orders)."""
@@ -609,9 +608,20 @@ def _greedy_joint_cases() -> list[Case]:
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "central"))
-    from greedy_law import greedy_privacy_loss
+    from greedy_law import greedy_privacy_loss, nested_privacy_loss
 
     from smoothdp.central import JointQuantiles
+    from smoothdp.central.quantiles_nested import NestedJointQuantiles
+
+    def broken_nested(mech: Any) -> Any:
+        """The twin that samples at 2ε (its kernel forgets the utility's sensitivity 2) and claims ε."""
+        import copy
+
+        twin = copy.copy(mech)
+        twin.declared = copy.copy(mech.declared)
+        twin.declared.epsilon = 2.0 * mech.declared.epsilon
+        twin._margins = {}
+        return twin
 
     return [
         Case(
@@ -627,10 +637,35 @@ def _greedy_joint_cases() -> list[Case]:
             bad_parameters=[
                 ({"epsilon": 0.0}, ValueError, "epsilon"),
                 ({"atoms": "medium"}, ValueError, "atoms"),
-                ({"lattice": 0.1}, ValueError, "lattice"),
+                ({"lattice": 1 / 3}, ValueError, "lattice"),
             ],
             epsilon=2.0,
-        )
+        ),
+        Case(
+            mechanism=NestedJointQuantiles,
+            label="lattice 0.25, two halvings, heavy outcomes",
+            build=lambda epsilon, **kw: NestedJointQuantiles(
+                **{
+                    "qs": [0.25, 0.75],
+                    "epsilon": epsilon,
+                    "bounds": (0.0, 1.0),
+                    "lattice": 0.25,
+                    "halvings": 2,
+                    **kw,
+                }
+            ),
+            data=np.array([0.25, 0.25, 0.3, 0.75]),
+            neighbours=lambda: _substitution_pairs(3, (0.0, 0.2, 0.25, 0.3, 1.0)),
+            privacy_loss=lambda mech, x, x2, d: nested_privacy_loss(mech, x, x2),
+            broken=broken_nested,
+            bad_parameters=[
+                ({"epsilon": 0.0}, ValueError, "epsilon"),
+                ({"halvings": -1}, ValueError, "halvings"),
+                ({"halvings": 1.5}, TypeError, "halvings"),
+                ({"lattice": 1 / 3}, ValueError, "lattice"),
+            ],
+            epsilon=2.0,
+        ),
     ]
 
 

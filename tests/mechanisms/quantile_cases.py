@@ -7,6 +7,7 @@ outputs, on products of such pieces), so the supremum of the log ratio is a maxi
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
@@ -40,36 +41,51 @@ def _rank_target(q: float, n: int) -> float:
     return max(1, math.ceil(q * n - 1e-12)) - 0.5
 
 
-#: The documented atom mass per unit of lattice spacing (docs/theory/quantiles.md#choosing-the-atom-mass).
+#: The documented atom mass per unit of spacing (docs/theory/quantiles.md#choosing-the-atom-mass).
 ATOM_MASS_PER_SPACING = 2.0**-14
 
 
-def _lattice_points(spacing: float, lower: float, upper: float) -> np.ndarray:
-    """Every multiple of the spacing in [lower, upper], enumerated (small bounds only)."""
-    k = np.arange(math.ceil(lower / spacing) - 1, math.floor(upper / spacing) + 2)
-    pts = k * spacing
-    return pts[(pts >= lower) & (pts <= upper)]
+@functools.lru_cache(maxsize=16)
+def _atoms_of(spec: Any, lower: float, upper: float) -> dict[float, float]:
+    """The atoms of a ``lattice=`` value in [lower, upper] with their masses, from the documented definition
+    (tests/central/atoms_law.py: correctly rounded fl(k·P/Q), mass 2^-14·fl(P/Q) summed over the levels)."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "central"))
+    from atoms_law import atom_masses
+    from greedy_law import spec_levels
+
+    return atom_masses(spec_levels(spec), ATOM_MASS_PER_SPACING, lower, upper)
 
 
 def _tie_dist(xs: np.ndarray, t: float, y: np.ndarray) -> np.ndarray:
-    """dist(t, [#{x < y}, #{x ≤ y}]) by brute force."""
-    below = np.array([np.sum(xs < v) for v in y], float)
-    at_most = np.array([np.sum(xs <= v) for v in y], float)
+    """dist(t, [#{x < y}, #{x ≤ y}]) (counts by binary search in the sorted records)."""
+    below = np.searchsorted(xs, y, side="left").astype(float)
+    at_most = np.searchsorted(xs, y, side="right").astype(float)
     return np.maximum(0.0, np.maximum(below - t, t - at_most))
 
 
 def _log_lattice_em_density(
-    xs: Any, lower: float, upper: float, t: float, coef: float, spacing: float, y: np.ndarray
+    xs: Any,
+    lower: float,
+    upper: float,
+    t: float,
+    coef: float,
+    atoms: dict[float, float],
+    y: np.ndarray,
 ) -> np.ndarray:
     """ln of the density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. μ = Lebesgue on [lower, upper]
-    + c·(counting measure on the multiples of the spacing in [lower, upper]), written out from scratch:
-    Z = Σ over the pieces between the distinct data values of length × weight, + c·Σ over lattice points."""
+    + Σ mass·δ_atom, written out from scratch: Z = Σ over the pieces between the distinct data values of
+    length × weight, + Σ over the atoms of mass × weight. (The density at y is the same w.r.t. either
+    part of μ: the ratio of the laws of any set is bounded by the sup of the density ratio.)"""
     xs = np.sort(np.asarray(xs, float))
     cuts = np.unique(np.concatenate(([lower, upper], xs)))
     mids = 0.5 * (cuts[:-1] + cuts[1:])
     z = float(np.sum(np.diff(cuts) * np.exp(-coef * _tie_dist(xs, t, mids))))
-    pts = _lattice_points(spacing, lower, upper)
-    z += ATOM_MASS_PER_SPACING * spacing * float(np.sum(np.exp(-coef * _tie_dist(xs, t, pts))))
+    pts = np.array(list(atoms), dtype=float)
+    mass = np.array(list(atoms.values()), dtype=float)
+    z += float(np.sum(mass * np.exp(-coef * _tie_dist(xs, t, pts))))
     return -coef * _tie_dist(xs, t, np.atleast_1d(y)) - math.log(z)
 
 
@@ -95,11 +111,11 @@ def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         a = _log_em_density(x, mech.lower, mech.upper, t, coef, y)
         b = _log_em_density(x2, mech.lower, mech.upper, t, coef, y)
         return float(np.max(np.abs(a - b)))
-    assert mech.atom_mass == ATOM_MASS_PER_SPACING * mech.lattice
-    s = mech.lattice
-    y = np.concatenate((y, _lattice_points(s, mech.lower, mech.upper)))
-    a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, s, y)
-    b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, s, y)
+    assert mech.atom_mass == ATOM_MASS_PER_SPACING
+    atoms = _atoms_of(mech.lattice, mech.lower, mech.upper)
+    y = np.concatenate((y, np.array(list(atoms), dtype=float)))
+    a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, y)
+    b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, y)
     return float(np.max(np.abs(a - b)))
 
 
@@ -197,7 +213,7 @@ def quantile_cases() -> list[Any]:
             mechanism=ExponentialQuantile,
             label="median, continuous",
             build=lambda epsilon, **kw: ExponentialQuantile(
-                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, **kw}
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": None, **kw}
             ),
             data=data,
             neighbours=lambda: _substitution_pairs(4, GRID),
@@ -222,10 +238,23 @@ def quantile_cases() -> list[Any]:
             broken=_attr_times("epsilon", 2.0),
             bad_parameters=[
                 *bad_eps,
-                ({"lattice": 0.1}, ValueError, "lattice"),
+                ({"lattice": 1 / 3}, ValueError, "lattice"),
                 ({"lattice": 0.0}, ValueError, "lattice"),
-                ({"lattice": "1"}, TypeError, "lattice"),
+                ({"lattice": "1"}, ValueError, "lattice"),
+                ({"lattice": True}, TypeError, "lattice"),
             ],
+        ),
+        Case(
+            mechanism=ExponentialQuantile,
+            label="q=0.4, multiscale default, ties at tenths and halves",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.4, **{"epsilon": epsilon, "bounds": BOUNDS, **kw}
+            ),
+            data=np.array([0.3, 0.3, 0.5, 0.5, 0.25, 0.71]),
+            neighbours=lambda: _substitution_pairs(3, (0.0, 0.3, 0.5, 0.55, 0.71, 1.0)),
+            privacy_loss=em_loss,
+            broken=_attr_times("epsilon", 2.0),
+            bad_parameters=[*bad_eps, ({"lattice": []}, ValueError, "lattice")],
         ),
         Case(
             mechanism=ExponentialQuantile,
@@ -281,4 +310,3 @@ def quantile_cases() -> list[Any]:
             ],
         ),
     ]
-

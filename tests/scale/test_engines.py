@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 from fractions import Fraction
 from typing import Any
@@ -13,8 +12,9 @@ import pytest
 from scipy import stats
 
 import smoothdp
+from smoothdp.central.atoms import Atoms
 from smoothdp.central.quantile_window import sample_em_windowed, window_half_width
-from smoothdp.central.quantiles import ExponentialQuantile, _Lattice, target_rank
+from smoothdp.central.quantiles import ExponentialQuantile, target_rank
 from smoothdp.central.statistics import Median, TrimmedMean, kept_sum
 from smoothdp.exact import OutputGrid
 from smoothdp.rng import default_rng
@@ -112,9 +112,25 @@ def test_window_records_give_the_sorted_answers(seed: int) -> None:
 
 
 # -- the windowed exponential mechanism has exactly the whole-data law --------------------------------------
-def _exact_law(x: np.ndarray, lower: float, upper: float, t: float, coef: float, mass: float):
-    """Independent closed form: pieces between data values and integer points, and integer atoms."""
-    pts = np.arange(math.ceil(lower), math.floor(upper) + 1, dtype=np.float64) if mass else np.array([])
+def _atom_masses(
+    levels: list[tuple[int, int]], factor: float, lower: float, upper: float
+) -> dict[float, float]:
+    """Independent closed form of the atoms: fl(k·P/Q) by Python's correctly rounded Fraction → float, mass
+    factor·fl(P/Q) summed over the levels holding the point."""
+    out: dict[float, float] = {}
+    for p, q in levels:
+        sigma = Fraction(p, q)
+        for k in range(math.floor(Fraction(lower) / sigma) - 1, math.ceil(Fraction(upper) / sigma) + 2):
+            v = float(Fraction(k * p, q))
+            if lower <= v <= upper:
+                out[v] = out.get(v, 0.0) + factor * float(sigma)
+    return out
+
+
+def _exact_law(x: np.ndarray, lower: float, upper: float, t: float, coef: float, atoms: dict[float, float]):
+    """Independent closed form: pieces between data values and atoms, and the atoms."""
+    pts = np.array(sorted(atoms))
+    masses = np.array([atoms[v] for v in pts])
     cuts = np.unique(np.concatenate(([lower, upper], x, pts)))
 
     def dist(y: np.ndarray) -> np.ndarray:
@@ -124,21 +140,26 @@ def _exact_law(x: np.ndarray, lower: float, upper: float, t: float, coef: float,
 
     mids = 0.5 * (cuts[:-1] + cuts[1:])
     w_pieces = np.diff(cuts) * np.exp(-coef * dist(mids))
-    w_atoms = mass * np.exp(-coef * dist(pts))
+    w_atoms = masses * np.exp(-coef * dist(pts)) if pts.size else np.zeros(0)
     z = w_pieces.sum() + w_atoms.sum()
     return cuts, pts, w_pieces / z, w_atoms / z
 
 
-@pytest.mark.parametrize("lattice", [None, 1.0])
-def test_windowed_sampler_matches_the_whole_data_law(monkeypatch: Any, lattice: float | None) -> None:
+@pytest.mark.parametrize(
+    ("lattice", "levels"),
+    [(None, []), (1.0, [(1, 1)]), ((1.0, 0.5, 0.1), [(1, 1), (1, 2), (1, 10)])],
+)
+def test_windowed_sampler_matches_the_whole_data_law(lattice: Any, levels: list[tuple[int, int]]) -> None:
     """Half width 1 on 12 records: the outside regions carry most of the mass, so the rejection branch
-    runs on most draws; the law must still be exactly the whole-data one (chi-square)."""
-    monkeypatch.setattr(importlib.import_module("smoothdp.central.quantiles"), "_ATOM_MASS", 0.25)
+    runs on most draws (drawing atoms of every level inside it); the law must still be exactly the
+    whole-data one (chi-square)."""
     x = np.array([0.5, 1.0, 1.0, 2.0, 2.0, 2.0, 2.7, 4.0, 4.0, 5.5, 7.25, 8.0])
     lower, upper, coef = -1.0, 10.0, 0.35
-    lat = None if lattice is None else _Lattice(lattice)
+    lat = None if lattice is None else Atoms(lattice, factor=0.25)
     t = target_rank(0.5, x.size)
-    cuts, pts, p_pieces, p_atoms = _exact_law(x, lower, upper, t, coef, 0.0 if lat is None else lat.mass)
+    cuts, pts, p_pieces, p_atoms = _exact_law(
+        x, lower, upper, t, coef, _atom_masses(levels, 0.25, lower, upper)
+    )
     rng = default_rng(5)
     grid = OutputGrid.for_bounds(lower, upper)
     records = InMemoryRecords(x.copy())

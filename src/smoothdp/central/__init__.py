@@ -42,6 +42,7 @@ __all__ = [
     "Mean",
     "Median",
     "Min",
+    "NestedJointQuantiles",
     "NoisyCount",
     "NoisyHistogram",
     "NoisySum",
@@ -122,6 +123,7 @@ _EXPORTS = {
     "ExponentialQuantile": "smoothdp.central.quantiles",
     "JointQuantiles": "smoothdp.central.quantiles",
     "RecursiveQuantiles": "smoothdp.central.quantiles",
+    "NestedJointQuantiles": "smoothdp.central.quantiles_nested",
     "PrivateRatio": "smoothdp.central.ratio",
     "private_ratio": "smoothdp.central.ratio",
     "ratio_local_sensitivity": "smoothdp.central.ratio",
@@ -190,6 +192,7 @@ if TYPE_CHECKING:
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+    from smoothdp.central.quantiles_nested import NestedJointQuantiles
     from smoothdp.central.ratio import (
         PrivateRatio,
         private_ratio,

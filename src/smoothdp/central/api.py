@@ -33,12 +33,14 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant, charge
 from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.central.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.choose import (
     MULTI_METHODS,
     SINGLE_METHODS,
     UNBOUNDED_METHODS,
     choose_beta,
     choose_method,
+    evidence_chooses_atoms,
     narrow_bounds_first,
 )
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
@@ -49,8 +51,8 @@ from smoothdp.central.quantiles import (
     RecursiveQuantiles,
     check_lattice,
     check_quantile_list,
-    prepare_data,
 )
+from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.statistics import Mean, Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
 from smoothdp.mechanism import Mechanism
@@ -107,7 +109,7 @@ def median(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -149,10 +151,13 @@ def median(
         Public sorted candidate values for discrete data: the exponential mechanism outputs one of them
         (``method="auto"`` then picks it).
     lattice
-        Exponential mechanism only: spacing of a public lattice (default 1.0, the integers; ``None``: the
-        pure continuum) whose points carry a tiny extra base mass, so that a tied value on it is released
-        exactly (docs/theory/quantiles.md#a-public-lattice-for-tied-data). The smooth-sensitivity release
-        ignores it (it is already exact on heavy ties).
+        Exponential mechanism only: the public atoms of its base measure, so that a tied value on them is
+        released exactly (docs/theory/quantiles.md#a-multi-scale-lattice). Default ``"multiscale"``: every
+        dyadic number with at most five binary places (halves, quarters, …, 1/32) and every decimal number
+        with at most four decimal places (tenths, cents, …), a point carrying less mass the more digits it
+        needs; nothing to pass for data tied at 62.5, 9.99 or 21.3. A spacing (``1.0``: the integers;
+        ``0.1``; ``0.25``), a sequence of spacings, or ``None`` (the pure continuum) for explicit control.
+        The smooth-sensitivity release ignores it (it is already exact on heavy ties).
     scale
         Public scale hint for ``bounds="private"``.
     noise, beta, **noise_options
@@ -195,7 +200,7 @@ def quantile(
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -295,7 +300,7 @@ def quantiles(
     epsilon: float,
     bounds: Bounds,
     method: str = "auto",
-    lattice: float | None = 1.0,
+    lattice: LatticeSpec = MULTISCALE,
     clamp: bool = True,
     clip: bool = True,
     scale: float = 1.0,
@@ -308,15 +313,16 @@ def quantiles(
     ``qs`` (any order, duplicates allowed). Pure ε-DP under substitution.
 
     ``method``: ``"auto"`` (JointExp when its certified float margin is small, else the recursive
-    algorithm; when ε·n < 72·m, with m the number of distinct quantiles, it first spends a quarter of ε
-    narrowing the declared bounds privately, :func:`smoothdp.central.choose.narrow_bounds_first`, and
-    ``details["bounds_narrowed"]`` reports the bounds used), ``"joint_exp"`` (Gillenwater, Joseph &
+    algorithm; when ε·n < 72·m, with m the number of distinct quantiles, JointExp over nested bounds: the
+    declared bounds or one of their halvings is drawn together with the outputs, by the same exponential
+    mechanism and the same ε, :class:`~smoothdp.central.quantiles_nested.NestedJointQuantiles`;
+    ``details["bounds_used"]`` reports them), ``"joint_exp"`` (Gillenwater, Joseph &
     Kulesza, ICML 2021; docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer,
     ICML 2022; docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or
     ``"smooth_sensitivity"`` (one release per distinct quantile with ε/m each, basic composition).
-    ``lattice`` (default 1.0, the integers; ``None``: the continuum): JointExp's public lattice, on which
-    tied values can be released exactly (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other
-    arguments as :func:`median`.
+    ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): JointExp's public
+    atoms, on which tied values can be released exactly
+    (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other arguments as :func:`median`.
     """
     qarr = check_quantile_list(qs)
     eps = check_epsilon(epsilon)
@@ -338,6 +344,16 @@ def quantiles(
                 clamp=clamp,
                 numerics=numerics,
             )
+        if chosen == "auto":
+            narrow = narrow_bounds_first(n=n, epsilon=eps_main, n_quantiles=unique.size)
+            evidence = evidence_chooses_atoms(n=n, epsilon=eps_main, lattice=lattice)
+            if unique.size > 1 and (narrow or evidence):
+                nested = NestedJointQuantiles(
+                    qarr, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
+                    numerics=numerics, halvings=DEFAULT_HALVINGS if narrow else 0,
+                )  # fmt: skip
+                if nested.admissible(n):
+                    return nested
         if chosen == "auto":
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
@@ -363,7 +379,6 @@ def quantiles(
             n=n,
         )
 
-    narrow = method == "auto" and narrow_bounds_first(n=n, epsilon=eps, n_quantiles=unique.size)
     return _run(
         x,
         build,
@@ -376,7 +391,6 @@ def quantiles(
         method=method,
         engine=engine,
         clip=clip,
-        narrow=narrow and bounds is not None,
         qs=qarr,
     )
 
@@ -418,11 +432,10 @@ def _run(
     method: str,
     engine: Any,
     clip: bool,
-    narrow: bool = False,
     qs: Any = 0.5,
 ) -> Release:
-    """Build the mechanism on the bounds and release; ``bounds="private"`` or ``narrow`` (declared bounds
-    narrowed privately first) go through :func:`_run_with_range`, ``bounds=None`` through
+    """Build the mechanism on the bounds and release; ``bounds="private"`` goes through
+    :func:`_run_with_range`, ``bounds=None`` through
     :func:`smoothdp.central.no_bounds.release_in_private_range` (``qs``: the quantiles it must cover)."""
     check_engine(engine)
     if bounds is None:  # no bounds: the bounded method runs inside a private range
@@ -434,16 +447,12 @@ def _run(
     if isinstance(bounds, str):
         if bounds != "private":
             raise ValueError(f"bounds must be (lower, upper) or 'private'; got {bounds!r}")
-        declared = None
-    else:
-        declared = check_bounds(bounds, name="bounds (lower, upper)")
-    clip = check_bool("clip", clip)
-    if declared is None or narrow:
         return _run_with_range(
-            x, build, epsilon=epsilon, declared=declared, scale=scale, numerics=numerics, rng=rng,
-            accountant=accountant, method=method, engine=engine, clip=clip,
+            x, build, epsilon=epsilon, scale=scale, numerics=numerics, rng=rng, accountant=accountant,
+            method=method, clip=check_bool("clip", clip),
         )  # fmt: skip
-    lo, hi = declared
+    lo, hi = check_bounds(bounds, name="bounds (lower, upper)")
+    clip = check_bool("clip", clip)
     mech = build(epsilon, lo, hi)
     data = x if engine is None else as_records(x, lo, hi, clip=clip, engine=engine)
     return mech.release(data, accountant=accountant, rng=rng)
@@ -454,59 +463,40 @@ def _run_with_range(
     build: Any,
     *,
     epsilon: float,
-    declared: tuple[float, float] | None,
     scale: float,
     numerics: str,
     rng: SeedLike,
     accountant: Accountant | None,
     method: str,
-    engine: Any,
     clip: bool,
 ) -> Release:
-    """Two stages under one ε (basic composition): :class:`PrivateRange` with
-    ``DEFAULT_RANGE_FRACTION``·ε finds (−G, G), then the statistic runs on those bounds with the rest.
-
-    ``declared=None`` is ``bounds="private"``. With declared bounds (a, b) the data policy of (a, b) applies
-    first (NaN imputed with their midpoint, records clipped into them), and the statistic runs on
-    (max(a, −G), min(b, G)), or on (a, b) when that is empty: post-processing of G, so still inside (a, b).
-    """
+    """``bounds="private"``: two stages under one ε (basic composition): :class:`PrivateRange` with
+    ``DEFAULT_RANGE_FRACTION``·ε finds (−G, G), then the statistic runs on those bounds with the rest."""
     eps_range = DEFAULT_RANGE_FRACTION * epsilon
     ranger = PrivateRange(epsilon=eps_range, scale=scale, numerics=numerics)
     eps_main = epsilon - eps_range
     # Build once on placeholder bounds to validate every parameter before any budget is charged.
     build(eps_main, -1.0, 1.0)
-    data: Any = x
-    if declared is not None:
-        a, b = declared
-        records = x if engine is None else as_records(x, a, b, clip=clip, engine=engine)
-        data = prepare_data(records, a, b, clip=clip)
-    prepared = ranger._prepare(data)
+    prepared = ranger._prepare(x)
     gen = resolve_rng(rng)
     total = PureDP(epsilon, neighbours="substitution")
-    what = "private bounds" if declared is None else "bounds narrowed privately"
-    charge(accountant, total, label=f"quantile with {what} ({method})")
+    charge(accountant, total, label=f"quantile with private bounds ({method})")
     lo, hi = ranger.sample(prepared, gen)
-    if declared is not None:
-        lo, hi = max(lo, declared[0]), min(hi, declared[1])
-        if not lo < hi:
-            lo, hi = declared
     mech = build(eps_main, lo, hi)
-    inner = mech._release(mech._prepare(data), gen)
+    inner = mech._release(mech._prepare(x), gen)
     details = {
         **inner.details,
-        "bounds": (lo, hi) if declared is None else declared,
-        "bounds_private": declared is None,
+        "bounds": (lo, hi),
+        "bounds_private": True,
         "epsilon_bounds": eps_range,
         "epsilon_statistic": eps_main,
         "scale_hint": scale,
     }
-    if declared is not None:
-        details["bounds_narrowed"] = (lo, hi)
     return dataclasses.replace(
         inner,
         is_simulation=not is_secure(gen),
         guarantee=total,
-        mechanism=f"{inner.mechanism} with {what} ({ranger.name})",
+        mechanism=f"{inner.mechanism} with private bounds ({ranger.name})",
         source=f"{inner.source}; bounds: {ranger.source}",
         details=details,
     )

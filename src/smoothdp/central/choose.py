@@ -12,6 +12,8 @@ import math
 from functools import lru_cache
 
 from smoothdp.calibration import calibrate
+from smoothdp.central.atom_selection import TEST_SHARE, selection_confident
+from smoothdp.central.atoms import LatticeSpec, build_atoms, check_lattice
 from smoothdp.validation import check_epsilon, check_in_range, check_int
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "choose_beta",
     "choose_method",
     "choose_unbounded_method",
+    "evidence_chooses_atoms",
     "median_error_bound",
 ]
 
@@ -112,19 +115,28 @@ def choose_method(
 
 
 def narrow_bounds_first(*, n: int, epsilon: float, n_quantiles: int) -> bool:
-    """Whether ``quantiles(method="auto")`` spends a share of ε narrowing the declared bounds first
-    (public inputs only; docs/theory/quantiles.md#choosing-the-method-and-beta).
+    """Whether ``quantiles(method="auto")`` draws the bounds with the outputs (JointExp over nested bounds,
+    no share of ε spent on them; public inputs only; docs/theory/quantiles.md#choosing-the-method-and-beta).
 
     JointExp's utility spans at most 2n, so its outputs can prefer the width of the bounds to the data only
     when ε·n/2 ≤ m·ln(W/w), W the width of the bounds and w that of the data around the quantiles. With
     w ≥ 2^-52·W (the float resolution of the bounds) the right side is at most 36·m nats: from
-    ε·n ≥ 72·m on, the bounds' width cannot dominate and narrowing would only cost budget. Below it, for
-    m ≥ 2 quantiles and n ≥ 1, the bounds are narrowed.
+    ε·n ≥ 72·m on, the bounds' width cannot dominate and the halvings would only cost time. Below it, for
+    m ≥ 2 quantiles and n ≥ 1, the nested bounds are drawn.
     """
     nn = check_int("n", n, minimum=0)
     eps = check_epsilon(epsilon)
     m = check_int("n_quantiles", n_quantiles, minimum=1)
     return m >= 2 and nn >= 1 and eps * nn < NARROW_BELOW * m
+
+
+def evidence_chooses_atoms(*, n: int, epsilon: float, lattice: LatticeSpec) -> bool:
+    """Whether ``quantiles(method="auto")`` lets the data's evidence choose heavy atoms inside the one
+    exponential mechanism (JointExp over nested bounds, no ε spent) instead of the private selection
+    (public: a lattice, and the selection not confident at n, ε and the number of levels;
+    :func:`~smoothdp.central.atom_selection.selection_confident`)."""
+    atoms = build_atoms(check_lattice(lattice))
+    return atoms is not None and n > 0 and not selection_confident(n, TEST_SHARE * epsilon, len(atoms.levels))
 
 
 def choose_unbounded_method(*, n: int | None, epsilon: float) -> str:

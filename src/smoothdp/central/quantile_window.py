@@ -5,7 +5,8 @@ whole-data sampler, with the same work on every data set of n records
 The mechanism (:class:`~smoothdp.central.quantiles.ExponentialQuantile`) draws one *outcome* with
 probability proportional to its float weight Ŵ: an open gap j = (x_(j), x_(j+1)) between padded order
 statistics (x_(0) = lower, x_(n+1) = upper), weight ≈ μ(gap)·e^{−coef·|j − t|}, or a lattice atom at a
-distinct data value (a *knot*), weight ≈ c·e^{−coef·dist}; μ = Lebesgue + c·(lattice counting measure).
+distinct data value (a *knot*), weight ≈ μ({v})·e^{−coef·dist}; μ = Lebesgue + the public atoms
+(:mod:`smoothdp.central.atoms`).
 
 Work (public: n, ε, the bounds, q), the same on every data set except in the outside round (step 4):
 
@@ -37,16 +38,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.central.atoms import Atoms
 from smoothdp.central.quantiles import (
-    _bernoulli,
     _dyadic_parts,
-    _Lattice,
-    _uniform_bits,
     exact_categorical,
     sample_em_lattice,
     sample_em_quantile,
 )
 from smoothdp.exact import OutputGrid, uniform_on_grid
+from smoothdp.exact.bits import bernoulli as _bernoulli
+from smoothdp.exact.bits import uniform_bits as _uniform_bits
 from smoothdp.scale.engine import Records
 from smoothdp.work import tally
 
@@ -85,24 +86,25 @@ class _Explicit:
         *,
         target: float,
         coef: float,
-        lattice: _Lattice | None,
+        lattice: Atoms | None,
     ) -> None:
         self.values = values
         lengths = np.diff(values)
         j = at_most[:-1]
         if lattice is None:
-            self.counts = np.zeros(lengths.size)
+            self.counts = np.zeros((0, lengths.size))
             with np.errstate(divide="ignore"):
                 log_gap = np.log(lengths)
             self.knots = values[:0]
             knot_logw = values[:0]
         else:
-            self.counts, on = lattice.scan(values)
+            self.counts, gap_mass, knot_mass = lattice.scan(values)
             with np.errstate(divide="ignore"):
-                log_gap = np.log(lengths + lattice.mass * self.counts)
+                log_gap = np.log(lengths + gap_mass)
+            on = knot_mass > 0.0
             self.knots = values[on]
             dist = np.maximum(0.0, np.maximum(below[on] - target, target - at_most[on]))
-            knot_logw = math.log(lattice.mass) - coef * dist
+            knot_logw = np.log(knot_mass[on]) - coef * dist
         self.logw = np.concatenate((log_gap - coef * np.abs(j - target), knot_logw))
         self.n_gaps = lengths.size
 
@@ -157,14 +159,12 @@ def _explicit_range(
     return vals, below, at_most
 
 
-def _region_mass(lo: float, hi: float, lattice: _Lattice | None, *, closed_low: bool) -> Fraction:
+def _region_mass(lo: float, hi: float, lattice: Atoms | None, *, closed_low: bool) -> Fraction:
     """μ of [lo, hi) (closed_low) or (lo, hi], exactly."""
     mass = Fraction(hi) - Fraction(lo)
     if lattice is None:
         return mass
-    counts, on = lattice.scan(np.array([lo, hi]))
-    atoms = int(counts[0]) + int(on[0] if closed_low else on[1])
-    return mass + Fraction(lattice.mass) * atoms
+    return mass + lattice.open_mass(lo, hi) + lattice.point_mass(lo if closed_low else hi)
 
 
 def _log_region_bound(mass: Fraction, distance: float, coef: float, eta: float) -> float:
@@ -175,20 +175,18 @@ def _log_region_bound(mass: Fraction, distance: float, coef: float, eta: float) 
 def _draw_in_gap(
     lo: float,
     hi: float,
-    m: int,
-    lattice: _Lattice | None,
+    counts: NDArray[np.float64],
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    """Given the gap (lo, hi) with m lattice points inside: the continuum with probability len/(len + c·m),
-    a uniform point of it, else a uniform lattice point of it; rounded onto the grid."""
-    if lattice is not None and m > 0:
-        length = Fraction(hi) - Fraction(lo)
-        p = length / (length + Fraction(lattice.mass) * m)
-        if not _bernoulli(p.numerator, p.denominator, rng):
-            k = int(lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m))
-            return float(grid.round(float(k) * lattice.spacing))
+    """Given the gap (lo, hi) with ``counts`` atoms of each level inside: the continuum with probability
+    len/μ(gap), a uniform point of it rounded onto the grid, else an atom of it drawn by mass (itself)."""
+    if lattice is not None:
+        atom = lattice.draw_in_cell(lo, hi, counts, rng)
+        if atom is not None:
+            return atom
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
@@ -218,7 +216,7 @@ def _bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator)
 
 class _OutsidePoint:
     """A point y of ν on one outside part S = [lower, x_(a)) or (x_(b), upper], drawn in the outside round:
-    an atom (a lattice point, exact float) or a continuum point known as the float f just below it."""
+    an atom (exact float, drawn by mass) or a continuum point known as the float f just below it."""
 
     def __init__(
         self,
@@ -226,7 +224,7 @@ class _OutsidePoint:
         lo: float,
         hi: float,
         mass: Fraction,
-        lattice: _Lattice | None,
+        lattice: Atoms | None,
         words: int,
         rng: np.random.Generator,
     ) -> None:
@@ -235,12 +233,14 @@ class _OutsidePoint:
         p_cont = length / mass
         self.atom = False
         if lattice is not None and p_cont < 1 and not _bernoulli(p_cont.numerator, p_cont.denominator, rng):
-            counts, on = lattice.scan(np.array([lo, hi]))
-            closed = on[0] if side == "left" else on[1]
-            atoms = int(counts[0]) + int(closed)
-            start = lattice.floor(np.array([lo]))[0] if side == "left" and on[0] else None
-            k0 = int(start) if start is not None else int(lattice.first_above(np.array([lo]))[0])
-            self.point = float(k0 + int(rng.integers(0, atoms))) * lattice.spacing
+            end = lattice.point_mass(lo if side == "left" else hi)  # the closed end's atom
+            none = Fraction(0)
+            atom = lattice.draw_in_cell(
+                lo, hi, lattice.open_counts(lo, hi), rng, continuum=False,
+                low_end=end if side == "left" else none, high_end=end if side == "right" else none,
+            )  # fmt: skip
+            assert atom is not None  # no continuum offered: always an atom
+            self.point = atom
             self.atom = True
         else:
             self.point = _bracket_uniform(lo, hi, words, rng)
@@ -259,7 +259,7 @@ def sample_em_windowed(
     target: float,
     coef: float,
     eta: float,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
@@ -340,15 +340,15 @@ def sample_em_windowed(
 def _draw_explicit(
     explicit: _Explicit,
     idx: int,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    if idx >= explicit.n_gaps:  # a knot: an atom at a distinct data value (or a bound) on the lattice
-        return float(grid.round(explicit.knots[idx - explicit.n_gaps]))
+    if idx >= explicit.n_gaps:  # a knot: an atom at a distinct data value (or a bound), released as itself
+        return float(explicit.knots[idx - explicit.n_gaps])
     lo, hi = float(explicit.values[idx]), float(explicit.values[idx + 1])
-    return _draw_in_gap(lo, hi, int(explicit.counts[idx]), lattice, grid, rng, numerics)
+    return _draw_in_gap(lo, hi, explicit.counts[:, idx], lattice, grid, rng, numerics)
 
 
 def _accept_outside(
@@ -364,7 +364,7 @@ def _accept_outside(
     upper: float,
     target: float,
     coef: float,
-    lattice: _Lattice | None,
+    lattice: Atoms | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
@@ -383,10 +383,10 @@ def _accept_outside(
     if is_knot:
         assert lattice is not None
         dist = max(0.0, probe.below - target, target - probe.at_most)
-        logw = math.log(lattice.mass) - coef * dist
-        mu_outcome = Fraction(lattice.mass)
+        knot_mass = lattice.scan(np.array([y]))[2]  # the explicit range's float: the same sum and log
+        logw = float(np.log(knot_mass)[0]) - coef * dist
+        mu_outcome = lattice.point_mass(y)
         lo = hi = y
-        m = 0
     else:
         if point.atom:
             j, pred = probe.below, probe.pred
@@ -404,14 +404,13 @@ def _accept_outside(
             lattice=lattice,
         )
         logw = float(gap.logw[0])
-        m = int(gap.counts[0])
-        mu_outcome = Fraction(hi) - Fraction(lo) + (Fraction(lattice.mass) * m if lattice is not None else 0)
+        mu_outcome = Fraction(hi) - Fraction(lo) + (lattice.open_mass(lo, hi) if lattice is not None else 0)
     nu_outcome = p_side * mu_outcome / point.mass
     accept = _dyadic(np.array([logw]))[0] / (u_hat * nu_outcome)
     if accept > 1:
         raise RuntimeError("internal error: the outside-region bound of the windowed sampler does not hold")
     if not _bernoulli(accept.numerator, accept.denominator, rng):
         return None
-    if point.atom:  # a knot, or a lattice point inside the gap
-        return float(grid.round(y))
+    if point.atom:  # a knot, or an atom inside the gap: released as itself
+        return y
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))

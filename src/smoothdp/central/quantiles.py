@@ -56,7 +56,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.central.atoms import ATOM_MASS, MULTISCALE, Atoms, LatticeSpec, build_atoms, check_lattice
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on_grid
+from smoothdp.exact.bits import rational_choice
+from smoothdp.exact.bits import uniform_bits as _uniform_bits
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
@@ -77,8 +80,10 @@ __all__ = [
     "check_lattice",
     "exact_categorical",
     "joint_margin",
+    "log_sum",
     "log_weight_margin",
     "prepare_data",
+    "rational_choice",
     "recursive_levels",
     "target_rank",
 ]
@@ -150,10 +155,6 @@ def _dyadic_parts(logw: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray
     k = np.where(live, np.floor(np.where(live, t, 0.0)), 0.0)
     f = np.where(live, np.exp2(np.where(live, t, 0.0) - k), 0.0)  # t − ⌊t⌋ is exact
     return k.astype(np.int64), f
-
-
-def _uniform_bits(rng: np.random.Generator) -> int:
-    return int.from_bytes(rng.bytes(8), "little")
 
 
 def exact_categorical(logw: ArrayLike, rng: np.random.Generator) -> int:
@@ -308,134 +309,31 @@ def sample_em_candidates(
     return float(candidates[exact_categorical(-coef * dist, rng)])
 
 
-#: Mass of one lattice atom per unit of lattice spacing: c = _ATOM_MASS·s
-#: (docs/theory/quantiles.md#choosing-the-atom-mass).
-_ATOM_MASS = 2.0**-14
-#: A lattice spacing s = m·2^e (m odd) needs m < 2^_ODD_BITS (then K ≥ 2^(51 − _ODD_BITS): see _Lattice).
-_ODD_BITS = 21
-#: Allowed range of a lattice spacing (c and the lattice's reach stay normal, finite floats).
-_SPACING_RANGE = (2.0**-900, 2.0**900)
-
-
-def _odd_part(spacing: float) -> int:
-    """m of spacing = m·2^e, m odd (spacing a positive finite float)."""
-    man, _ = math.frexp(spacing)
-    odd = int(man * 2.0**53)
-    return odd >> ((odd & -odd).bit_length() - 1)
-
-
-class _Lattice:
-    """The public lattice Λ = {k·s : |k| ≤ K} and its atom mass c = _ATOM_MASS·s.
-
-    s = m·2^e with m odd, m < 2^21, and K = ⌊2^51/m⌋: every k·s with |k| ≤ K + 1 is an exact float
-    (|k·m| ≤ 2^53) and every count (≤ 2K + 1 ≤ 2^52 + 1) an exact float integer, so floors, counts and the
-    points themselves are computed exactly. K depends on s alone (never on the bounds, which may be private
-    outputs): lattice points beyond K·s (K ≥ 2^30; K·s = 2^51 for the integers) are not atoms.
-    """
-
-    def __init__(self, spacing: float) -> None:
-        self.spacing = spacing
-        self.reach = (1 << 51) // _odd_part(spacing)  # K
-        self.mass = _ATOM_MASS * spacing  # c (exact: a power-of-two multiple)
-        self.edge = float(self.reach + 1) * spacing  # (K + 1)·s, exact
-        self.top = float(self.reach) * spacing  # K·s, exact
-
-    def floor(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
-        """⌊v/s⌋ exactly, for v clipped into [−(K + 1)s, (K + 1)s] (integer-valued floats)."""
-        s = self.spacing
-        w = np.clip(v, -self.edge, self.edge)
-        k = np.floor(w / s)  # within ±1 of the exact floor (|w/s| ≤ 2^53, rounding error ≤ 1/2)
-        k = np.where(k * s > w, k - 1.0, k)  # products exact: |k·m| ≤ 2^53
-        out: NDArray[np.float64] = np.where((k + 1.0) * s <= w, k + 1.0, k)
-        return out
-
-    def first_above(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The smallest k ≥ −K with k·s > v."""
-        out: NDArray[np.float64] = np.maximum(self.floor(v) + 1.0, -float(self.reach))
-        return out
-
-    def scan(self, edges: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """For sorted ``edges``: #Λ ∩ (e_j, e_{j+1}) for each consecutive pair (exact integer-valued
-        floats ≤ 2K + 1 < 2^53), and whether each edge is a point of Λ. One exact floor per edge."""
-        k = self.floor(edges)
-        on = k * self.spacing == edges  # exact product; false beyond (K + 1)·s, where edges are clipped
-        last = np.minimum(np.where(on, k - 1.0, k), float(self.reach))  # largest k′ ≤ K with k′s < e
-        first = np.maximum(k + 1.0, -float(self.reach))  # smallest k′ ≥ −K with k′s > e
-        counts: NDArray[np.float64] = np.maximum(0.0, last[1:] - first[:-1] + 1.0)
-        inside: NDArray[np.bool_] = on & (np.abs(edges) <= self.top)
-        return counts, inside
-
-    def count_open(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
-        """#Λ ∩ (lo, hi) for each pair lo ≤ hi, exactly."""
-        counts, _ = self.scan(np.stack([lo, hi], axis=-1).ravel())
-        out: NDArray[np.float64] = counts[::2]
-        return out
-
-    def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
-        return self.scan(np.asarray(v, dtype=np.float64))[1]
-
-    def log_width(self, width: float) -> float:
-        """A public bound on every argument of a logarithm in the weights: width + c·(width/s + 2)."""
-        return width + self.mass * (width / self.spacing + 2.0)
-
-
-def check_lattice(lattice: Any) -> float | None:
-    """The spacing s of ``lattice=`` (None: no lattice), validated from s alone."""
-    if lattice is None:
-        return None
-    real = int | float | np.integer | np.floating
-    if isinstance(lattice, bool | np.bool_) or not isinstance(lattice, real):
-        raise TypeError(f"lattice must be a positive spacing (float) or None; got {lattice!r}")
-    s = float(lattice)
-    lo, hi = _SPACING_RANGE
-    if not (lo <= s <= hi):
-        raise ValueError(f"lattice must be a spacing in [2^-900, 2^900] or None; got {lattice!r}")
-    if _odd_part(s) >= 1 << _ODD_BITS:
-        raise ValueError(
-            f"lattice={lattice!r}: its multiples are not exact floats (spacing = m·2^e needs an odd "
-            "m < 2^21: an integer, a power of two such as 0.25, or a product of both); rescale the data "
-            "(cents -> integers) or pass candidates="
-        )
-    return s
-
-
-def _bernoulli(num: int, den: int, rng: np.random.Generator) -> bool:
-    """True with probability exactly num/den (0 ≤ num ≤ den), from lazily drawn uniform bits."""
-    a, bits = 0, 0
-    while True:
-        a = (a << 64) | _uniform_bits(rng)
-        bits += 64
-        scaled = num << bits  # U ∈ [a, a + 1)/2^bits; U < num/den ⟺ U·den < num
-        if (a + 1) * den <= scaled:
-            return True
-        if a * den >= scaled:
-            return False
-
-
 def _em_lattice_weights(
-    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float, lat: _Lattice
+    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float, atoms: Atoms
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Edges (n + 2), lattice counts of the n + 1 open gaps, the knots (distinct values of the edges that
-    are lattice points) and the log weights: gaps ln(|I_j| + c·m_j) − coef·|j − t|, then knots
-    ln c − coef·dist(t, [#{x < v}, #{x ≤ v}])."""
+    """Edges (n + 2), the atom counts of the n + 1 open gaps (levels × gaps), the knots (distinct values of
+    the edges that are atoms) and the log weights: gaps ln(|I_j| + Σ c_ℓ·m_ℓj) − coef·|j − t|, then knots
+    ln μ({v}) − coef·dist(t, [#{x < v}, #{x ≤ v}])."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
-    counts, on = lat.scan(edges)
+    counts, gap_mass, knot_mass = atoms.scan(edges)
     with np.errstate(divide="ignore"):
-        log_gap = np.log(lengths + lat.mass * counts)
+        log_gap = np.log(lengths + gap_mass)
     j = np.arange(lengths.size, dtype=np.float64)
-    # Knots: the distinct edge values on the lattice. A run edges[s..e] of one value v has #{x < v} = s − 1
+    # Knots: the distinct edge values that are atoms. A run edges[s..e] of one value v has #{x < v} = s − 1
     # and #{x ≤ v} = e (edges[0] = lower and edges[n + 1] = upper are padding, not records).
     n = sorted_x.size
     new = np.concatenate(([True], edges[1:] != edges[:-1]))
     starts = np.flatnonzero(new)
     ends = np.concatenate((starts[1:], [n + 2])) - 1
-    keep = on[starts]
+    keep = knot_mass[starts] > 0.0
     knots = edges[starts[keep]]
     below = np.maximum(starts[keep] - 1, 0).astype(np.float64)
     at_most = np.minimum(ends[keep], n).astype(np.float64)
     dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
-    logw = np.concatenate((log_gap - coef * np.abs(j - target), math.log(lat.mass) - coef * dist))
+    knot_logw = np.log(knot_mass[starts[keep]]) - coef * dist
+    logw = np.concatenate((log_gap - coef * np.abs(j - target), knot_logw))
     return edges, counts, knots, logw
 
 
@@ -446,25 +344,23 @@ def sample_em_lattice(
     upper: float,
     target: float,
     coef: float,
-    lattice: _Lattice,
+    lattice: Atoms,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    """One draw of density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. Lebesgue + c·(lattice
-    counting measure) on [lower, upper], rounded onto ``grid`` (data clipped and sorted)."""
+    """One draw of density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. Lebesgue + the atoms' measure
+    on [lower, upper]: an atom is released as itself, a continuum point rounded onto ``grid`` (data clipped
+    and sorted)."""
     edges, counts, knots, logw = _em_lattice_weights(sorted_x, lower, upper, target, coef, lattice)
     idx = exact_categorical(logw, rng)
-    gaps = counts.size
-    if idx >= gaps:  # an atom at a distinct data value (or a bound) on the lattice
-        return float(grid.round(knots[idx - gaps]))
-    lo, hi, m = float(edges[idx]), float(edges[idx + 1]), int(counts[idx])
-    if m > 0:
-        length = Fraction(hi) - Fraction(lo)
-        p = length / (length + Fraction(lattice.mass) * m)  # P(continuum | gap), exact
-        if not _bernoulli(p.numerator, p.denominator, rng):
-            k = int(lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m))
-            return float(grid.round(float(k) * lattice.spacing))  # k·s exact
+    gaps = counts.shape[1]
+    if idx >= gaps:  # an atom at a distinct data value (or a bound)
+        return float(knots[idx - gaps])
+    lo, hi = float(edges[idx]), float(edges[idx + 1])
+    atom = lattice.draw_in_cell(lo, hi, counts[:, idx], rng)
+    if atom is not None:
+        return atom
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
@@ -499,10 +395,12 @@ class ExponentialQuantile(Mechanism):
         Optional public sorted values (discrete data): the output is one of them
         (docs/theory/quantiles.md#discrete-candidates); ``lattice`` is then not used.
     lattice
-        Spacing s of a public lattice sℤ whose points in the bounds carry a small extra mass c = 2^-14·s
-        (default 1.0: the integers), so that a tied value on the lattice can be released exactly; ``None``:
-        the pure continuum. s must have exact multiples (an integer below 2^21, a power of two, or a product
-        of both); lattice points beyond ±2^30·s (±2^51 for the integers) are not atoms.
+        The public atoms of the base measure, so that a tied value on them is released exactly
+        (:mod:`smoothdp.central.atoms`): ``"multiscale"`` (default: every dyadic number with at most five
+        binary places and every decimal number with at most four decimal places, a point of spacing σ
+        carrying the mass 2^-14·σ; docs/theory/quantiles.md#a-multi-scale-lattice), a spacing s (one
+        lattice, mass 2^-14·s: s = m·2^e with an odd m < 2^21, or a short decimal such as 0.1), a sequence
+        of spacings, or ``None``: the pure continuum. An atom is released as itself (an exact float).
     clip
         Clip records into the bounds (default; ±inf too) or refuse records outside them (trusted data).
     clamp
@@ -523,7 +421,7 @@ class ExponentialQuantile(Mechanism):
         epsilon: float,
         bounds: tuple[float, float],
         candidates: ArrayLike | None = None,
-        lattice: float | None = 1.0,
+        lattice: LatticeSpec = MULTISCALE,
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
@@ -536,9 +434,7 @@ class ExponentialQuantile(Mechanism):
             None if candidates is None else _check_candidates(candidates, self.lower, self.upper)
         )
         self.lattice = check_lattice(lattice)
-        self._lattice = (
-            _Lattice(self.lattice) if self.lattice is not None and self.candidates is None else None
-        )
+        self.atoms = None if self.candidates is not None else build_atoms(self.lattice)
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
@@ -552,14 +448,14 @@ class ExponentialQuantile(Mechanism):
 
     @property
     def atom_mass(self) -> float:
-        """c: the mass of one lattice atom in the base measure (0 without a lattice)."""
-        return 0.0 if self._lattice is None else self._lattice.mass
+        """c_ℓ/σ_ℓ: the mass of an atom per unit of its level's spacing (0 without atoms)."""
+        return 0.0 if self.atoms is None else ATOM_MASS
 
     def weight_margin(self, n: int) -> float:
         """η: the certified error of the float log weights for n records."""
         width: float | None = None if self.candidates is not None else self.width
-        if self._lattice is not None:
-            width = self._lattice.log_width(self.width)
+        if self.atoms is not None:
+            width = self.atoms.log_width(self.width)
         return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
 
     def epsilon_used(self, n: int) -> float:
@@ -591,7 +487,7 @@ class ExponentialQuantile(Mechanism):
                 target=target,
                 coef=coef,
                 eta=self.weight_margin(n),
-                lattice=self._lattice,
+                lattice=self.atoms,
                 grid=self.grid,
                 rng=rng,
                 numerics=self.numerics,
@@ -600,14 +496,14 @@ class ExponentialQuantile(Mechanism):
 
     def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
         """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
-        (Lebesgue + c·lattice counting measure), continuous case; for tests."""
+        (Lebesgue + the atoms' measure), continuous case; for tests."""
         n = sorted_x.size
         coef = 0.5 * self.epsilon_used(n)
         t = target_rank(self.q, n)
-        if self._lattice is None:
+        if self.atoms is None:
             _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
         else:
-            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, self._lattice)
+            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, self.atoms)
         top = float(np.max(logw))
         log_z = top + math.log(float(np.sum(np.exp(logw - top))))
         yy = np.asarray(y, dtype=np.float64)
@@ -628,7 +524,7 @@ class ExponentialQuantile(Mechanism):
                 "clip": self.clip,
                 "clamp": self.clamp,
                 "candidates": None if self.candidates is None else int(self.candidates.size),
-                "lattice": None if self._lattice is None else self._lattice.spacing,
+                "lattice": None if self.atoms is None else self.atoms.label,
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
             },
@@ -967,20 +863,52 @@ def _joint_forward(
     return first, tot, nus, log_fact
 
 
-def _rational_choice(weights: list[Fraction], rng: np.random.Generator) -> int:
-    """An index drawn with probability exactly weights[k]/Σ weights (non-negative rationals, one positive),
-    by comparing a lazily refined uniform with the exact prefix sums."""
-    prefix = list(itertools.accumulate(weights))
-    total = prefix[-1]
-    a, bits = 0, 0
-    while True:
-        a = (a << 64) | _uniform_bits(rng)
-        bits += 64
-        lo = Fraction(a, 1 << bits) * total
-        hi = Fraction(a + 1, 1 << bits) * total
-        k = next(idx for idx, p in enumerate(prefix) if p > lo)
-        if hi <= prefix[k]:
-            return k
+class _ContinuumProgramme:
+    """JointExp's forward tables over the continuum with their backward draw and total weight."""
+
+    def __init__(self, tables: _JointTables, grid: OutputGrid, numerics: str) -> None:
+        self.tables, self.grid, self.numerics = tables, grid, numerics
+
+    @property
+    def size(self) -> int:
+        """The number of weights of the first backward draw (the n + 1 intervals)."""
+        return int(self.tables.log_len.size)
+
+    def log_normaliser(self) -> float:
+        """ln Z: the levels' float offsets plus the log-sum of the first backward draw's weights (the last
+        output's interval, the final gap's kernel included)."""
+        t = self.tables
+        return math.fsum(t.nus) + log_sum(t.interval_weights(len(t.nus) - 1, self.size))
+
+    def draw(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The sorted outputs: backwards, the interval then the repeats of each output, then uniform points
+        of the intervals rounded onto the grid."""
+        tables, m = self.tables, len(self.tables.nus)
+        edges = tables.edges
+        out = np.empty(m)
+        j, last = m - 1, self.size  # last: interval of the next output (n_cells stands for the bound b)
+        while j >= 0:
+            i = exact_categorical(tables.interval_weights(j, last), rng)
+            r = exact_categorical(tables.repeat_weights(j, i), rng)
+            pts = uniform_on_grid(
+                np.full(r + 1, edges[i]),
+                np.full(r + 1, edges[i + 1]),
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
+            out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
+            j -= r + 1
+            last = i
+        return np.sort(out)
+
+
+def log_sum(w: NDArray[np.float64]) -> float:
+    """ln Σ exp(w) as top + ln Σ exp(w − top) (−inf when every weight is −inf)."""
+    top = float(np.max(w))
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.sum(np.exp(w - top))))
 
 
 class JointQuantiles(_MultiQuantile):
@@ -993,16 +921,17 @@ class JointQuantiles(_MultiQuantile):
     interval, repeats), each level normalised to maximum 0, O(m²n) vectorized over n with O(m·n) memory,
     then backwards (interval, then repeats).
 
-    ``lattice=s`` (default 1.0; docs/theory/quantiles.md#jointexp-on-a-public-lattice): two stages.
-    (1) the lattice test: 5% of ε on the number N of records on the lattice, N + Z with Z exact discrete
-    Laplace of scale 1/ε_t (the geometric mechanism); heavy atoms c = 64·s if the noisy count is at least
-    0.9n + 3/ε_t, else c = 2^-14·s. ``atoms="auto"`` (default) runs it only when that threshold is at most n
-    (a public condition: then data entirely on the lattice pass with probability ≥ 1/2; above it a pass
-    could only come from the noise), and otherwise takes light atoms and spends all of ε on stage 2;
+    ``lattice`` (default ``"multiscale"``, as :class:`ExponentialQuantile`; a spacing s, a sequence of
+    spacings; docs/theory/quantiles.md#jointexp-on-a-public-lattice): two stages.
+    (1) the lattice test: 5% of ε on the number N of records that are atoms, N + Z with Z exact discrete
+    Laplace of scale 1/ε_t (the geometric mechanism); heavy atoms c_ℓ = 64·σ_ℓ if the noisy count is at
+    least 0.9n + 3/ε_t, else c_ℓ = 2^-14·σ_ℓ. ``atoms="auto"`` (default) runs it only when that threshold
+    is at most n (a public condition: then data entirely on the lattice pass with probability ≥ 1/2; above
+    it a pass could only come from the noise), and otherwise takes light atoms and spends all of ε on stage 2;
     ``atoms="test"`` always runs it; ``"heavy"`` / ``"light"``: a public choice, no test.
     (2) JointExp with the rest of ε over outputs (o_j, ρ_j), base measure (Lebesgue +
-    c·lattice counting) ⊗ Lebesgue on ρ, ordered lexicographically, where an output at a record value v on
-    the lattice takes the greedy count C_j = clamp(C_{j−1} + ĝ_j, #{x < v}, #{x ≤ v}) (ĝ_j the target gap
+    the atoms' measure) ⊗ Lebesgue on ρ, ordered lexicographically, where an output at a record value v that
+    is an atom takes the greedy count C_j = clamp(C_{j−1} + ĝ_j, #{x < v}, #{x ≤ v}) (ĝ_j the target gap
     rounded to a half-integer): still sensitivity 2, and a tied value costs the atom mass c, not a split.
     Sampled by a dynamic programme over the gaps and the counts of each tied value (at most 4n + 2 states),
     O(m²·S) time, O(m·S) memory.
@@ -1026,7 +955,7 @@ class JointQuantiles(_MultiQuantile):
         *,
         epsilon: float,
         bounds: tuple[float, float],
-        lattice: float | None = 1.0,
+        lattice: LatticeSpec = MULTISCALE,
         atoms: str = "auto",
         clip: bool = True,
         clamp: bool = True,
@@ -1034,26 +963,27 @@ class JointQuantiles(_MultiQuantile):
     ) -> None:
         super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
         self.lattice = check_lattice(lattice)
-        self._lattice = None if self.lattice is None else _Lattice(self.lattice)
         if not isinstance(atoms, str) or atoms not in ("auto", "test", "heavy", "light"):
             raise ValueError(f"atoms must be 'auto', 'test', 'heavy' or 'light'; got {atoms!r}")
         self.atoms = atoms
 
     def stage_atoms(self, n: int) -> str:
-        """How stage 1 sets the atom mass on n records (public): ``"test"`` (the lattice test runs),
-        ``"heavy"`` or ``"light"``. ``atoms="auto"`` runs the test only when its threshold 0.9n + 3/ε_t is
-        at most n."""
-        from smoothdp.central.quantiles_greedy import TEST_SHARE, test_threshold
+        """How stage 1 sets the atom masses on n records (public): ``"test"`` (the private selection of a
+        heavy level runs), ``"heavy"`` or ``"light"``. ``atoms="auto"`` runs the selection only where
+        records that are all points of one level would select it with probability above 1/2
+        (:func:`~smoothdp.central.atom_selection.selection_runs`)."""
+        from smoothdp.central.atom_selection import TEST_SHARE, selection_runs
 
-        if self.atoms == "auto":
-            return "test" if test_threshold(n, TEST_SHARE * self.epsilon) <= n else "light"
-        return self.atoms
+        if self.atoms == "auto" and self.lattice is not None:
+            levels = len(self.atoms_of(False).levels)
+            return "test" if selection_runs(n, TEST_SHARE * self.epsilon, levels) else "light"
+        return "light" if self.atoms == "auto" else self.atoms
 
     def epsilon_test(self, n: int) -> float:
-        """ε_t of the lattice test on n records (0 without a lattice or when the test does not run)."""
-        from smoothdp.central.quantiles_greedy import TEST_SHARE
+        """ε_t of the selection on n records (0 without a lattice or when it does not run)."""
+        from smoothdp.central.atom_selection import TEST_SHARE
 
-        if self._lattice is None or self.stage_atoms(n) != "test":
+        if self.lattice is None or self.stage_atoms(n) != "test":
             return 0.0
         return TEST_SHARE * self.epsilon
 
@@ -1061,30 +991,34 @@ class JointQuantiles(_MultiQuantile):
         """ε of the JointExp stage on n records: ε − ε_t."""
         return self.epsilon - self.epsilon_test(n)
 
-    def _atom_masses(self, n: int) -> list[float]:
-        from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
-
-        assert self._lattice is not None
-        s = self._lattice.spacing
-        return {"heavy": [HEAVY_MASS * s], "light": [LIGHT_MASS * s]}.get(
-            self.stage_atoms(n), [HEAVY_MASS * s, LIGHT_MASS * s]
-        )
+    def stage_atom_options(self, n: int) -> list[Atoms]:
+        """Every atom measure stage 2 may use on n records (public before stage 1 runs)."""
+        light = self.atoms_of(False)
+        stage = self.stage_atoms(n)
+        if stage == "light":
+            return [light]
+        if stage == "heavy":
+            return [self.atoms_of(True)]
+        return [light] + [light.with_level_factor(i, self.atom_mass(True)) for i in range(len(light.levels))]
 
     def margin(self, n: int) -> float:
         """The public loss margin of the float dynamic programme on n records, charged to the JointExp
         stage (:func:`joint_margin`, docs/theory/quantiles.md#jointexp; on a lattice the larger
         :func:`~smoothdp.central.quantiles_greedy.greedy_margin` of both atom masses,
         docs/theory/quantiles.md#float-error-of-the-greedy-programme)."""
+        if self.lattice is None:
+            return self.margin_for(n, None)
+        return max(self.margin_for(n, a) for a in self.stage_atom_options(n))
+
+    def margin_for(self, n: int, atoms: Atoms | None) -> float:
+        """The margin of stage 2 on n records with the given atoms (None: the continuum's)."""
         from smoothdp.central.quantiles_greedy import greedy_margin
 
         m = int(self.unique_qs.size)
-        if self._lattice is None:
+        if atoms is None:
             return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
-        s, w = self._lattice.spacing, self.width
-        return max(
-            greedy_margin(epsilon=self.epsilon_main(n), n=n, m=m, width=w + c * (w / s + 2.0))
-            for c in self._atom_masses(n)
-        )
+        width, ulps = atoms.log_width(self.width), atoms.mass_ulps + 6.0
+        return greedy_margin(epsilon=self.epsilon_main(n), n=n, m=m, width=width, mass_ulps=ulps)
 
     def admissible(self, n: int) -> bool:
         """Whether the float margin stays within 10% of the stage's ε at n records (a public condition)."""
@@ -1098,69 +1032,74 @@ class JointQuantiles(_MultiQuantile):
             )
 
     def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        if self._lattice is not None:
-            return self._lattice_draw(sorted_x, rng)[0]
-        qs = self.unique_qs
-        m, n = qs.size, sorted_x.size
-        self._check_admissible(n)
-        coef = (self.epsilon - self.margin(n)) / 4.0
-        tables = self._tables(sorted_x, coef)
-        edges = tables.edges
-        n_cells = tables.log_len.size
-        out = np.empty(m)
-        j, last = m - 1, n_cells  # last: interval of the next output (n_cells stands for the bound b)
-        while j >= 0:
-            i = exact_categorical(tables.interval_weights(j, last), rng)
-            r = exact_categorical(tables.repeat_weights(j, i), rng)
-            pts = uniform_on_grid(
-                np.full(r + 1, edges[i]),
-                np.full(r + 1, edges[i + 1]),
-                grid=self.grid,
-                rng=rng,
-                numerics=self.numerics,
-            )
-            out[j - r : j + 1] = np.sort(np.atleast_1d(pts))
-            j -= r + 1
-            last = i
-        return np.sort(out)
+        return self._draw(sorted_x, rng)[0]
 
-    def atom_mass(self, heavy: bool) -> float:
-        """The atom mass c of stage 2: 64·s (heavy) or 2^-14·s (light)."""
-        from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
+    def stage_coef(self, n: int) -> float:
+        """The kernel coefficient of stage 2 on n records: (ε_main − margin)/4 (public)."""
+        return (self.epsilon_main(n) - self.margin(n)) / 4.0
 
-        assert self._lattice is not None
-        return (HEAVY_MASS if heavy else LIGHT_MASS) * self._lattice.spacing
+    def programme(self, sorted_x: NDArray[np.float64], atoms: Atoms | None, coef: float) -> Any:
+        """Stage 2's forward programme on sorted data clipped into this mechanism's bounds, at kernel
+        coefficient ``coef``: the continuum's (atoms None) or the greedy lattice programme. Its
+        ``draw(rng)`` samples the sorted outputs, its ``log_normaliser()`` is ln Z, the total weight."""
+        from smoothdp.central.quantiles_greedy import GreedyProgramme
 
-    def _lattice_draw(
+        if atoms is None:
+            return _ContinuumProgramme(self._tables(sorted_x, coef), self.grid, self.numerics)
+        return GreedyProgramme(
+            sorted_x, self.lower, self.upper, atoms, self.unique_qs, coef, self.grid, self.numerics
+        )
+
+    def choose_atoms(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[Atoms | None, dict[str, Any]]:
+        """Stage 1 on the sorted, clipped records: the atoms of stage 2 (None without a lattice) and the
+        report of the selection (docs/theory/quantiles.md#choosing-the-heavy-level)."""
+        from smoothdp.central.atom_selection import selected_level, selection_scores
+
+        if self.lattice is None:
+            return None, {}
+        n = sorted_x.size
+        stage = self.stage_atoms(n)
+        if stage != "test":
+            report = {"epsilon": 0.0, "atoms": stage, "level": None}
+            return self.atoms_of(stage == "heavy"), {"lattice_test": report}
+        eps_t = self.epsilon_test(n)
+        light = self.atoms_of(False)
+        # The exponential mechanism over the selection's scores (sensitivity 1), exact for its float weights.
+        scores = np.array(selection_scores(sorted_x, light, n, eps_t))
+        coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
+        level = selected_level(light, exact_categorical(coef * scores, rng))
+        atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
+        info = {
+            "epsilon": eps_t,
+            "atoms": "light" if level is None else "heavy",
+            "level": None if level is None else light.levels[level].spacing,
+        }
+        return atoms, {"lattice_test": info}
+
+    def _draw(
         self, sorted_x: NDArray[np.float64], rng: np.random.Generator
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-        """Stage 1 (the test, unless ``atoms`` is public) and stage 2 (the greedy programme, its backward
-        draws, the points inside the cells); the values sorted, and the test's report."""
-        from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample, lattice_test
-
-        assert self._lattice is not None
+        """Stage 1 (unless there is no lattice or the atoms are public) and stage 2 (the programme's
+        backward draws and the points inside the cells): the sorted values and stage 1's report."""
         n = sorted_x.size
         self._check_admissible(n)
-        info: dict[str, Any] = {}
-        atoms = self.stage_atoms(n)
-        if atoms == "test":
-            eps_t = self.epsilon_test(n)
-            on = int(np.count_nonzero(self._lattice.contains(sorted_x)))
-            heavy, noisy = lattice_test(on, n, eps_t, rng, numerics=self.numerics)
-            info["lattice_test"] = {
-                "epsilon": eps_t,
-                "noisy_count": noisy,
-                "atoms": "heavy" if heavy else "light",
-            }
-        else:
-            heavy = atoms == "heavy"
-            info["lattice_test"] = {"epsilon": 0.0, "noisy_count": None, "atoms": atoms}
-        coef = (self.epsilon_main(n) - self.margin(n)) / 4.0
-        chain = GreedyChain(sorted_x, self.lower, self.upper, self._lattice, self.atom_mass(heavy))
-        tables = GreedyTables(chain, self.unique_qs, coef)
-        states = greedy_sample(tables, rng)
-        out = np.sort(np.array([chain.draw(s, self.grid, rng, self.numerics) for s in states]))
-        return out, info
+        atoms, info = self.choose_atoms(sorted_x, rng)
+        return self.programme(sorted_x, atoms, self.stage_coef(n)).draw(rng), info
+
+    def atom_mass(self, heavy: bool) -> float:
+        """The atom mass per unit of spacing, c_ℓ/σ_ℓ, of stage 2: 64 (heavy) or 2^-14 (light)."""
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS, LIGHT_MASS
+
+        return HEAVY_MASS if heavy else LIGHT_MASS
+
+    def atoms_of(self, heavy: bool) -> Atoms:
+        """The atoms of stage 2: c_ℓ = :meth:`atom_mass`·σ_ℓ on the levels of ``lattice``."""
+        atoms = build_atoms(self.lattice, factor=self.atom_mass(heavy))
+        if atoms is None:
+            raise ValueError("JointQuantiles(lattice=None) has no atoms")
+        return atoms
 
     def _tables(self, sorted_x: NDArray[np.float64], coef: float) -> _JointTables:
         """The continuum's forward dynamic programme on sorted, clipped data at kernel coefficient ``coef``
@@ -1178,24 +1117,21 @@ class JointQuantiles(_MultiQuantile):
         out = {
             **super()._details(),
             "method": "joint_exp",
-            "lattice": None if self._lattice is None else self._lattice.spacing,
+            "lattice": self.lattice,
         }
-        if self._lattice is not None:
+        if self.lattice is not None:
             out["atoms"] = self.atoms
         return out
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        if self._lattice is None:
-            release = super()._release(prepared, rng)
-        else:
-            values, info = self._lattice_draw(prepared, rng)
-            if self.clamp:
-                values = np.clip(values, self.lower, self.upper)
-            release = self._make_release(
-                values[self.inverse],
-                sampler=sampler_label(self.numerics),
-                details={**self._details(), **info},
-                not_private=NotPrivate(),
-            )
+        values, info = self._draw(prepared, rng)
+        if self.clamp:
+            values = np.clip(values, self.lower, self.upper)
+        release = self._make_release(
+            values[self.inverse],
+            sampler=sampler_label(self.numerics),
+            details={**self._details(), **info},
+            not_private=NotPrivate(),
+        )
         release.details["epsilon_float_margin"] = self.margin(prepared.size)
         return release

@@ -18,70 +18,40 @@ cell) and the log-sum over r of every level (O(m·S) memory); rows r ≥ 1 are r
 needs them. Every sum of the kernel is a blocked prefix scan or a range sum on a binary tree (depth
 O(log S)), so the float error has the certified bound :func:`greedy_margin`, charged to ε.
 
-The atom mass c is set by a private test (:func:`lattice_test`): 5% of ε on the number of records on the
-lattice plus exact discrete Laplace noise; heavy atoms c = 64·s when the noisy count reaches
-0.9n + 3/ε_t, else c = 2^-14·s.
+The atom masses are chosen before, by a private selection of the level that holds nearly all the records
+(:mod:`smoothdp.central.atom_selection`): heavy atoms c_ℓ = 64·σ_ℓ on that level, light c_ℓ = 2^-14·σ_ℓ on
+every other one.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles import _ATOM_MASS, _lse_rows, _rational_choice
+from smoothdp.central.atoms import ATOM_MASS, Atoms
+from smoothdp.central.quantiles import _lse_rows, exact_categorical, log_sum
 from smoothdp.exact import OutputGrid, uniform_on_grid
-from smoothdp.noise import DiscreteLaplace
 
 __all__ = [
     "HEAVY_MASS",
     "LIGHT_MASS",
-    "TEST_SHARE",
     "GreedyChain",
+    "GreedyProgramme",
     "greedy_margin",
     "greedy_sample",
-    "lattice_test",
-    "test_threshold",
 ]
 
-#: Share of ε spent on the private lattice test.
-TEST_SHARE = 0.05
-#: Atom masses per unit of spacing: heavy (the test passed) and light (the single quantile's 2^-14).
+#: Atom masses per unit of spacing: heavy (the level the selection chose) and light (the single
+#: quantile's 2^-14).
 HEAVY_MASS = 64.0
-LIGHT_MASS = _ATOM_MASS
-#: The test passes when N + Z ≥ 0.9n + 3·t (t = 1/ε_t the noise scale).
-TEST_FRACTION = 0.9
-TEST_SLACK = 3.0
+LIGHT_MASS = ATOM_MASS
 
 _U = 2.0**-53
 _LIBM_ULPS = 64.0
 _LN_TINY = 745.0
-
-
-# ------------------------------------------------------------------------------------------------------------
-# Stage 1: the private lattice test
-# ------------------------------------------------------------------------------------------------------------
-def test_scale(epsilon_test: float) -> float:
-    """Scale t of the discrete Laplace noise: fl(1/ε_t) rounded up, so that 1/t ≤ ε_t exactly."""
-    return math.nextafter(1.0 / epsilon_test, math.inf)
-
-
-def test_threshold(n: int, epsilon_test: float) -> float:
-    """The public threshold 0.9n + 3t of the noisy count (t = :func:`test_scale`)."""
-    return TEST_FRACTION * n + TEST_SLACK * test_scale(epsilon_test)
-
-
-def lattice_test(
-    on_lattice: int, n: int, epsilon_test: float, rng: np.random.Generator, *, numerics: str = "exact"
-) -> tuple[bool, int]:
-    """(heavy, noisy count): N + Z with Z exact discrete Laplace of scale t ≥ 1/ε_t (P(Z = k) ∝ e^{−|k|/t});
-    N has sensitivity 1 under substitution, so the noisy count is ε_t-DP (geometric mechanism)."""
-    z = int(DiscreteLaplace(test_scale(epsilon_test)).sample(rng=rng, numerics=numerics))
-    noisy = on_lattice + z
-    return bool(noisy >= test_threshold(n, epsilon_test)), noisy
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -179,33 +149,31 @@ class GreedyChain:
     ``l2``/``u2``: 2L, 2U of a knot.
     """
 
-    def __init__(
-        self, sorted_x: NDArray[np.float64], lower: float, upper: float, lattice: Any, mass: float
-    ) -> None:
+    def __init__(self, sorted_x: NDArray[np.float64], lower: float, upper: float, atoms: Atoms) -> None:
         n = sorted_x.size
-        self.n, self.lattice, self.mass = n, lattice, mass
+        self.n, self.atoms = n, atoms
         edges = np.concatenate(([lower], sorted_x, [upper]))
         self.edges = edges
-        counts, _ = lattice.scan(edges)  # lattice points inside each open gap (exact)
+        counts, gap_mass, edge_mass = atoms.scan(edges)  # atoms inside each open gap (exact counts)
         self.counts = counts
-        bounds_on = lattice.contains(np.array([lower, upper]))
-        extra = np.zeros((n + 1, 2))  # atoms at a (gap 0) and b (gap n) that hold no record
-        self.atom_left = bool(bounds_on[0] and (n == 0 or sorted_x[0] != lower))
-        self.atom_right = bool(bounds_on[1] and (n == 0 or sorted_x[-1] != upper))
-        extra[0, 0] = float(self.atom_left)
-        extra[n, 1] = float(self.atom_right)
-        self.extra = extra
+        # Atoms at a (gap 0) and b (gap n) that hold no record, with their (float) masses.
+        self.atom_left = bool(edge_mass[0] > 0 and (n == 0 or sorted_x[0] != lower))
+        self.atom_right = bool(edge_mass[-1] > 0 and (n == 0 or sorted_x[-1] != upper))
+        extra = np.zeros(n + 1)
+        extra[0] += edge_mass[0] if self.atom_left else 0.0
+        extra[n] += edge_mass[-1] if self.atom_right else 0.0
         with np.errstate(divide="ignore"):
-            gap_log = np.log(np.diff(edges) + mass * (counts + extra[:, 0] + extra[:, 1]))
+            gap_log = np.log(np.diff(edges) + gap_mass + extra)
         gap_idx = np.flatnonzero(np.isfinite(gap_log))
-        # Knots: distinct record values on the lattice, L = #{x < v}, U = #{x ≤ v}.
+        # Knots: distinct record values that are atoms, L = #{x < v}, U = #{x ≤ v}, mass μ({v}).
         if n:
             vals, lo_rank = np.unique(sorted_x, return_index=True)
-            on = lattice.contains(vals)
-            vals, lo_rank = vals[on], lo_rank[on]
+            val_mass = atoms.scan(vals)[2]
+            on = val_mass > 0.0
+            vals, lo_rank, val_mass = vals[on], lo_rank[on], val_mass[on]
             hi_rank = np.searchsorted(sorted_x, vals, side="right")
         else:
-            vals = np.zeros(0)
+            vals = val_mass = np.zeros(0)
             lo_rank = hi_rank = np.zeros(0, dtype=np.int64)
         sizes = 2 * (hi_rank - lo_rank) + 1
         n_knot = int(sizes.sum())
@@ -216,7 +184,7 @@ class GreedyChain:
         order = np.argsort(key, kind="stable")
         c2 = np.concatenate((2 * gap_idx, 2 * np.repeat(lo_rank, sizes) + offset)).astype(np.int64)
         knot = np.concatenate((np.zeros(gap_idx.size, bool), np.ones(n_knot, bool)))
-        log_mass = np.concatenate((gap_log[gap_idx], np.full(n_knot, math.log(mass))))
+        log_mass = np.concatenate((gap_log[gap_idx], np.repeat(np.log(val_mass), sizes)))
         bid = np.concatenate((np.full(gap_idx.size, -1), block))
         gap_of = np.concatenate((gap_idx, np.full(n_knot, -1)))
         l2 = np.concatenate((np.zeros(gap_idx.size, np.int64), 2 * np.repeat(lo_rank, sizes)))
@@ -237,21 +205,19 @@ class GreedyChain:
         self.klocal_last = kfirst + (self.u2[self.kpos] - self.l2[self.kpos])
 
     def draw(self, state: int, grid: OutputGrid, rng: np.random.Generator, numerics: str) -> float:
-        """One point of the state's cell measure, exactly (rational masses, lazy uniform bits)."""
+        """One point of the state's cell measure, exactly (rational masses, lazy uniform bits); an atom is
+        released as itself, a continuum point rounded onto ``grid``."""
         if self.knot[state]:
-            return float(grid.round(float(self.knot_value[self.bid[state]])))
+            return float(self.knot_value[self.bid[state]])
         i = int(self.gap[state])
         lo, hi = float(self.edges[i]), float(self.edges[i + 1])
-        c = Fraction(self.mass)
-        m_lat = int(self.counts[i])
-        parts = [Fraction(hi) - Fraction(lo), c * m_lat, c * int(self.extra[i, 0]), c * int(self.extra[i, 1])]
-        kind = _rational_choice(parts, rng)
-        if kind == 0:
-            return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
-        if kind == 1:
-            k = int(self.lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m_lat))
-            return float(grid.round(float(k) * self.lattice.spacing))  # k·s exact
-        return float(grid.round(lo if kind == 2 else hi))
+        zero = Fraction(0)
+        low_end = self.atoms.point_mass(lo) if i == 0 and self.atom_left else zero
+        high_end = self.atoms.point_mass(hi) if i == self.n and self.atom_right else zero
+        atom = self.atoms.draw_in_cell(lo, hi, self.counts[:, i], rng, low_end=low_end, high_end=high_end)
+        if atom is not None:
+            return atom
+        return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -407,8 +373,6 @@ class GreedyTables:
 
 def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
     """The m states of one draw, backwards (at most 2m draws, each exact for its float weights)."""
-    from smoothdp.central.quantiles import exact_categorical
-
     ch, k, t, big_g, m = tables.chain, tables.k, tables.t, tables.big_g, tables.m
     c2, c2f = ch.c2, ch.c2.astype(np.float64)
     states = [0] * m
@@ -441,3 +405,40 @@ def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
         states[j] = int(s)
         nxt = (int(s), int(r))
     return states
+
+
+class GreedyProgramme:
+    """The greedy lattice programme on sorted data clipped into [lower, upper]: its chain of states, its
+    forward tables, the backward draw of the sorted outputs and the total weight ln Z."""
+
+    def __init__(
+        self,
+        sorted_x: NDArray[np.float64],
+        lower: float,
+        upper: float,
+        atoms: Atoms,
+        qs: NDArray[np.float64],
+        coef: float,
+        grid: OutputGrid,
+        numerics: str,
+    ) -> None:
+        self.chain = GreedyChain(sorted_x, lower, upper, atoms)
+        self.tables = GreedyTables(self.chain, qs, coef)
+        self.grid, self.numerics = grid, numerics
+
+    @property
+    def size(self) -> int:
+        """The number of states (the weights of the first backward draw)."""
+        return int(self.chain.size)
+
+    def log_normaliser(self) -> float:
+        """ln Z: the levels' float offsets plus the log-sum of the first backward draw's weights (the last
+        output's state and the final gap's kernel)."""
+        t, ch = self.tables, self.chain
+        final = t.tot[t.m - 1] - t.k * np.abs(2.0 * ch.n - ch.c2.astype(np.float64) - float(t.t[t.m]))
+        return math.fsum(t.nus) + log_sum(final)
+
+    def draw(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The sorted outputs: the states backwards, then one point of each state's cell."""
+        states = greedy_sample(self.tables, rng)
+        return np.sort(np.array([self.chain.draw(s, self.grid, rng, self.numerics) for s in states]))
