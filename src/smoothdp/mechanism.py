@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from smoothdp.accounting import Accountant, charge
+from smoothdp.keywords import checked_keywords
 from smoothdp.privacy import PrivacyGuarantee
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
@@ -59,6 +60,9 @@ class Mechanism(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if inspect.isfunction(init):  # a mistyped keyword is a TypeError that suggests the right one
+            setattr(cls, "__init__", checked_keywords(init))  # noqa: B010 - mypy: no assignment to a method
         if not inspect.isabstract(cls) and not cls.__name__.startswith("_"):
             REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
 
