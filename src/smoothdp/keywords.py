@@ -98,9 +98,8 @@ def checked_keywords(func: Callable[P, R]) -> Callable[P, R]:
     params = inspect.signature(func).parameters.values()
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return func
-    valid = frozenset(
-        p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ) - {"self", "cls"}
+    by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    valid = frozenset(p.name for p in params if p.kind in by_keyword) - {"self", "cls"}
     is_init = func.__name__ == "__init__"
 
     @functools.wraps(func)
