@@ -6,8 +6,13 @@
 * :mod:`.ptr`: propose-test-release; :mod:`.sample_aggregate`: sample-and-aggregate;
 * :mod:`.quantiles`: exponential-mechanism quantiles (one, recursive, JointExp), sampled exactly;
   :mod:`.private_bounds`: private range finding; :mod:`.choose`: the public method / β choices;
+* :mod:`.unbounded`, :mod:`.scale_free`, :mod:`.no_bounds`: quantiles and ranges with no bounds
+  (AboveThreshold on a ladder, the scale-free exponential mechanism);
+  :mod:`.inverse_sensitivity`, :mod:`.piecewise_laplace`: the reach mechanisms;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
+* :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
+  Gaussian); :mod:`.counting_batch`: their vectorized building blocks (all groups of a table in one call);
   :mod:`.api`: numpy-style entry points.
 
 Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
@@ -31,12 +36,17 @@ __all__ = [
     "GaussianMean",
     "GlobalSensitivityMean",
     "GlobalSensitivityMedian",
+    "InverseSensitivity",
     "JointQuantiles",
     "Max",
     "Mean",
     "Median",
     "Min",
+    "NoisyCount",
+    "NoisyHistogram",
+    "NoisySum",
     "OrderStatistic",
+    "PiecewiseLaplace",
     "PreparedData",
     "PrivateClipMean",
     "PrivateRange",
@@ -45,19 +55,25 @@ __all__ = [
     "Quantile",
     "RecursiveQuantiles",
     "SampleAndAggregate",
+    "ScaleFreeQuantile",
     "SmoothSensitivityMechanism",
     "Statistic",
     "TrimmedMean",
+    "UnboundedQuantile",
+    "UnboundedRange",
     "bounded_local_sensitivity",
+    "count",
     "count_interval_halfwidth",
     "distance_to_instability",
     "gaussian_mean",
     "global_sensitivity_mean",
     "global_sensitivity_median",
+    "histogram",
     "mean",
     "median",
     "private_clip_mean",
     "private_count_interval",
+    "private_range",
     "private_ratio",
     "propose_test_release",
     "quantile",
@@ -66,7 +82,9 @@ __all__ = [
     "ratio_local_sensitivity_laplace",
     "ratio_sensitivity_bound",
     "sample_and_aggregate",
+    "sum",
     "trimmed_mean",
+    "unbounded_quantile",
 ]
 
 _EXPORTS = {
@@ -81,6 +99,19 @@ _EXPORTS = {
     "bounded_local_sensitivity": "smoothdp.central.bounded_ls",
     "count_interval_halfwidth": "smoothdp.central.bounded_ls",
     "private_count_interval": "smoothdp.central.bounded_ls",
+    "NoisyCount": "smoothdp.central.counting",
+    "NoisyHistogram": "smoothdp.central.counting",
+    "NoisySum": "smoothdp.central.counting",
+    "count": "smoothdp.central.counting",
+    "histogram": "smoothdp.central.counting",
+    "sum": "smoothdp.central.counting",
+    "InverseSensitivity": "smoothdp.central.inverse_sensitivity",
+    "PiecewiseLaplace": "smoothdp.central.piecewise_laplace",
+    "ScaleFreeQuantile": "smoothdp.central.scale_free",
+    "UnboundedQuantile": "smoothdp.central.unbounded",
+    "UnboundedRange": "smoothdp.central.unbounded",
+    "private_range": "smoothdp.central.no_bounds",
+    "unbounded_quantile": "smoothdp.central.no_bounds",
     "PrivateClipMean": "smoothdp.central.means",
     "private_clip_mean": "smoothdp.central.means",
     "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
@@ -114,14 +145,22 @@ _SUBMODULES = (
     "baselines",
     "bounded_ls",
     "choose",
+    "counting",
+    "counting_batch",
+    "counting_noise",
+    "inverse_sensitivity",
     "means",
     "mechanisms",
+    "no_bounds",
+    "piecewise_laplace",
     "private_bounds",
     "ptr",
     "quantiles",
     "ratio",
     "sample_aggregate",
+    "scale_free",
     "statistics",
+    "unbounded",
 )
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
@@ -142,8 +181,12 @@ if TYPE_CHECKING:
         count_interval_halfwidth,
         private_count_interval,
     )
+    from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum, count, histogram, sum
+    from smoothdp.central.inverse_sensitivity import InverseSensitivity
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+    from smoothdp.central.no_bounds import private_range, unbounded_quantile
+    from smoothdp.central.piecewise_laplace import PiecewiseLaplace
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
@@ -154,6 +197,7 @@ if TYPE_CHECKING:
         ratio_sensitivity_bound,
     )
     from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
+    from smoothdp.central.scale_free import ScaleFreeQuantile
     from smoothdp.central.statistics import (
         Max,
         Mean,
@@ -165,3 +209,4 @@ if TYPE_CHECKING:
         Statistic,
         TrimmedMean,
     )
+    from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from smoothdp.exact.laws import GaussianLaw
+from smoothdp.exact.normal import GaussianLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 
 __all__ = ["Gaussian"]

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from smoothdp.exact.laws import PlanarLaplaceLaw
+from smoothdp.exact.planar import PlanarLaplaceLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.validation import check_data
 
