@@ -1,10 +1,10 @@
 """mkdocs hook: LaTeX math in the pages and docstrings, typeset at build time as MathML.
 
-``pymdownx.arithmatex`` (generic mode) marks ``$…$`` / ``\\(…\\)`` as ``<span class="arithmatex">`` and ``$$…$$``
-/ ``\\[…\\]`` as ``<div class="arithmatex">``; this hook converts each one to MathML with ``latex2mathml``
-(pure Python) while the site is built. Browsers typeset MathML natively, so the site loads no script, font or
-style sheet for its formulas and makes no request off the machine. The TeX source is kept in an
-``<annotation encoding="application/x-tex">`` (not displayed; copy-paste and screen readers can use it).
+``pymdownx.arithmatex`` (generic mode) marks ``$…$`` / ``\\(…\\)`` as ``<span class="arithmatex">`` and
+``$$…$$`` / ``\\[…\\]`` as ``<div class="arithmatex">``; this hook converts each one to MathML with
+``latex2mathml`` (pure Python) while the site is built. Browsers typeset MathML natively, so the site loads no
+script, font or style sheet for its formulas and makes no request off the machine. The TeX source is kept in
+an ``<annotation encoding="application/x-tex">`` (not displayed; copy-paste and screen readers can use it).
 
 A formula that ``latex2mathml`` cannot convert fails the build (strict), naming the page and the formula.
 """
