@@ -30,6 +30,7 @@ __all__ = [
     "progress",
     "save_figure",
     "save_figures",
+    "set_figure_dpi",
     "set_progress",
 ]
 
@@ -37,6 +38,17 @@ T = TypeVar("T")
 
 #: Whether long loops show a progress bar (the runner turns it off for ``--quiet`` and in tests).
 _PROGRESS_ENABLED = {"value": True}
+
+
+#: The resolution of the saved figures (the runner lowers it for the documentation's gallery).
+_FIGURE_DPI = {"value": 150}
+
+
+def set_figure_dpi(dpi: int) -> None:
+    """Set the resolution, in dots per inch, at which :func:`save_figure` writes every experiment's PNGs."""
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or not 20 <= dpi <= 600:
+        raise ValueError(f"figure_dpi must be an integer in [20, 600]; got {dpi!r}")
+    _FIGURE_DPI["value"] = dpi
 
 
 def set_progress(enabled: bool) -> None:
@@ -115,10 +127,10 @@ class Outcome:
 
 
 def save_figure(fig: Any, out_dir: Path, name: str) -> Path:
-    """Save ``fig`` as ``out_dir/name.png`` (150 dpi) and close it."""
+    """Save ``fig`` as ``out_dir/name.png`` (150 dpi unless :func:`set_figure_dpi` says) and close it."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.png"
-    fig.savefig(path, dpi=150, bbox_inches="tight")
+    fig.savefig(path, dpi=_FIGURE_DPI["value"], bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from smoothdp.experiments._framework import set_progress
+from smoothdp.experiments._framework import set_figure_dpi, set_progress
 from smoothdp.experiments.registry import EXPERIMENTS, get_experiment
 from smoothdp.experiments.report import RunRecord, write_index, write_report, write_tables
 from smoothdp.rng import default_rng
@@ -37,16 +37,19 @@ def reproduce(
     seed: int | None = None,
     show_progress: bool = True,
     raise_errors: bool = False,
+    figure_dpi: int = 150,
 ) -> list[RunRecord]:
     """Run the named experiments (all when ``names`` is empty) and write their outputs under ``out_dir``.
 
     Per experiment: ``out_dir/<name>/`` with PNG figures, one CSV per table and ``report.md``; then
     ``out_dir/index.md`` linking all. An experiment whose library module does not exist yet is skipped
     (and the index says what it waits for); one that raises is recorded as failed unless
-    ``raise_errors``.
+    ``raise_errors``. ``figure_dpi`` is the resolution of the PNGs (the documentation's gallery uses a
+    lower one, ``benchmarks/gallery_figures.py``).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+    set_figure_dpi(figure_dpi)
     selected = [get_experiment(n) for n in (names or list(EXPERIMENTS))]
     out = Path(out_dir)
     set_progress(show_progress)
