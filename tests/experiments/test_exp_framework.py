@@ -149,3 +149,19 @@ def test_every_available_experiment_has_three_configs_and_metadata():
         module = experiment.load()
         assert set(module.CONFIGS) == {"full", "quick", "tiny"}
         assert module.TITLE and module.SOURCE and callable(module.run)
+
+
+def _png_width(path):
+    return int.from_bytes(path.read_bytes()[16:20], "big")
+
+
+def test_figure_dpi_sets_the_resolution_of_one_run_only(fake, tmp_path):
+    """The gallery's low-resolution run (benchmarks/gallery_figures.py) leaves later runs at 150 dpi."""
+    name = fake()
+    reproduce([name], mode="tiny", out_dir=tmp_path / "low", figure_dpi=50, show_progress=False)
+    reproduce([name], mode="tiny", out_dir=tmp_path / "default", show_progress=False)
+    low, default = (_png_width(tmp_path / run / name / "draws.png") for run in ("low", "default"))
+    assert default == pytest.approx(3 * low, rel=0.05)
+    for bad in (0, 19, 601, 72.0, True, "90"):
+        with pytest.raises(ValueError, match=r"figure_dpi must be an integer in \[20, 600\]"):
+            reproduce([name], mode="tiny", out_dir=tmp_path / "bad", figure_dpi=bad, show_progress=False)
