@@ -1,8 +1,9 @@
 """Noise distributions in the style of ``scipy.stats``: pdf, logpdf, cdf, sf, ppf, sample, mean, var, std.
 
 Real-line families: :class:`Laplace`, :class:`Gaussian`, :class:`StudentT`, :class:`GeneralizedCauchy`,
-:class:`PolyPlace`. On the integers: :class:`DiscreteLaplace` (pdf is the pmf, samples are int64). In the
-plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius).
+:class:`PolyPlace`, :class:`Staircase` (the ε-DP noise of least E|Z| for a sensitivity Δ). On the
+integers: :class:`DiscreteLaplace` (pdf is the pmf, samples are int64). In the plane:
+:class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "NoiseDistribution",
     "PlanarLaplace",
     "PolyPlace",
+    "Staircase",
     "StudentT",
 ]
 
@@ -34,6 +36,7 @@ _EXPORTS = {
     "Laplace": "smoothdp.noise.laplace",
     "PlanarLaplace": "smoothdp.noise.planar_laplace",
     "PolyPlace": "smoothdp.noise.polyplace",
+    "Staircase": "smoothdp.noise.staircase",
     "StudentT": "smoothdp.noise.student_t",
 }
 #: The package's modules, reachable as attributes once imported on first access.
@@ -46,6 +49,7 @@ _SUBMODULES = (
     "laplace",
     "planar_laplace",
     "polyplace",
+    "staircase",
     "student_t",
 )
 
@@ -59,4 +63,5 @@ if TYPE_CHECKING:
     from smoothdp.noise.laplace import Laplace
     from smoothdp.noise.planar_laplace import PlanarLaplace
     from smoothdp.noise.polyplace import PolyPlace
+    from smoothdp.noise.staircase import Staircase
     from smoothdp.noise.student_t import StudentT
