@@ -595,6 +595,10 @@ from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.cent
 
 CASES += mean_cases()
 
+from moment_cases import moment_cases  # noqa: E402 (registry cases of the means and variances)
+
+CASES += moment_cases()
+
 
 # -- JointExp's default on a lattice: greedy splits and the private lattice test ----------------------------
 def _greedy_joint_cases() -> list[Case]:

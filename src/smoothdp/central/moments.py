@@ -43,12 +43,14 @@ __all__ = [
     "Moment",
     "check_ddof",
     "check_moment_noise",
+    "mean_noise",
     "moment_noise",
     "release_mean",
     "release_variance",
     "round_up",
     "variance_ceiling",
     "variance_grid",
+    "variance_noise",
 ]
 
 MOMENT_NOISES = ("staircase", "laplace")
@@ -114,56 +116,67 @@ class Moment:
         return NotPrivate(noise_scale=self.noise.scale, noise_std=self.noise.std())
 
 
+def mean_noise(kind: str, bounds: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
+    """The noise of an ε-DP clipped mean of n records on [a, b]: sensitivity (b − a)/n (rounded up)."""
+    a, b = bounds
+    return moment_noise(kind, round_up((Fraction(b) - Fraction(a)) / n), epsilon)
+
+
+def variance_noise(
+    kind: str, bounds: tuple[float, float], n: int, ddof: int, epsilon: float
+) -> NoiseDistribution:
+    """The noise of an ε-DP clipped variance of n > 1 records on [a, b]: sensitivity
+    (b − a)²(n − 1)/(n(n − ddof)) (rounded up)."""
+    a, b = bounds
+    width = Fraction(b) - Fraction(a)
+    return moment_noise(kind, round_up(width * width * (n - 1) / (n * (n - ddof))), epsilon)
+
+
 def release_mean(
     values: NDArray[np.float64],
     bounds: tuple[float, float],
+    noise: NoiseDistribution,
     *,
-    epsilon: float,
-    noise: str,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
     clamp: bool = True,
 ) -> Moment:
-    """One ε-DP release of the mean of ``values`` clipped into ``bounds`` = [a, b] (n = values.size ≥ 1
-    public): exact mean + noise of sensitivity (b − a)/n, clamped into [a, b]. a = b releases a (the
-    clipped mean is then constant: no noise is needed)."""
+    """One release of the mean of ``values`` clipped into ``bounds`` = [a, b] with ``noise`` (ε-DP when it is
+    :func:`mean_noise` for n = values.size ≥ 1, n public): exact mean + noise, clamped into [a, b].
+    a = b releases a (the clipped mean is then constant: no noise is needed)."""
     a, b = bounds
     if a == b:
         return Moment(a, None)
-    n = values.size
-    center = exact_sum(np.clip(values, a, b)) / n
-    z = moment_noise(noise, round_up((Fraction(b) - Fraction(a)) / n), epsilon)
-    value = float(add_noise(center, z, grid=grid, rng=rng, numerics=numerics))
-    return Moment(float(np.clip(value, a, b)) if clamp else value, z)
+    center = exact_sum(np.clip(values, a, b)) / values.size
+    value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
+    return Moment(float(np.clip(value, a, b)) if clamp else value, noise)
 
 
 def release_variance(
     values: NDArray[np.float64],
     bounds: tuple[float, float],
+    noise: NoiseDistribution,
     *,
     ddof: int,
-    epsilon: float,
-    noise: str,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
     clamp: bool = True,
 ) -> Moment:
-    """One ε-DP release of the variance (ddof) of ``values`` clipped into [a, b] (n > ddof public): exact
-    variance + noise of sensitivity (b − a)²(n − 1)/(n(n − ddof)), clamped into [0, (b − a)²n/(4(n − ddof))].
-    One record (ddof = 0) or a = b: the variance is 0 whatever the data, released as is."""
+    """One release of the variance (ddof) of ``values`` clipped into [a, b] with ``noise`` (ε-DP when it is
+    :func:`variance_noise`; n > ddof public): exact variance + noise, clamped into
+    [0, (b − a)²n/(4(n − ddof))]. One record (ddof = 0) or a = b: the variance is 0 whatever the data,
+    released as is."""
     a, b = bounds
     n = values.size
     if a == b or n == 1:
         return Moment(0.0, None)
     center = exact_variance(np.clip(values, a, b), ddof)
-    width = Fraction(b) - Fraction(a)
-    z = moment_noise(noise, round_up(width * width * (n - 1) / (n * (n - ddof))), epsilon)
-    value = float(add_noise(center, z, grid=grid, rng=rng, numerics=numerics))
+    value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
     if clamp:
         value = min(max(value, 0.0), variance_ceiling(b - a, n, ddof))
-    return Moment(value, z)
+    return Moment(value, noise)
 
 
 class _OnDeclaredBounds(Mechanism):
@@ -232,12 +245,15 @@ class ClippedMean(_OnDeclaredBounds):
             raise ValueError("the mean under substitution needs at least one record (n is public)")
         return values
 
+    def noise_for(self, n: int) -> NoiseDistribution:
+        """The noise added for n records: :func:`mean_noise` on the declared bounds at ε."""
+        return mean_noise(self.noise, (self.lower, self.upper), n, self.epsilon)
+
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         out = release_mean(
             prepared,
             (self.lower, self.upper),
-            epsilon=self.epsilon,
-            noise=self.noise,
+            self.noise_for(prepared.size),
             grid=OutputGrid.for_bounds(self.lower, self.upper),
             rng=rng,
             numerics=self.numerics,
@@ -293,13 +309,16 @@ class ClippedVariance(_OnDeclaredBounds):
             )
         return values
 
+    def noise_for(self, n: int) -> NoiseDistribution:
+        """The noise added for n records: :func:`variance_noise` on the declared bounds at ε."""
+        return variance_noise(self.noise, (self.lower, self.upper), n, self.ddof, self.epsilon)
+
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         out = release_variance(
             prepared,
             (self.lower, self.upper),
+            self.noise_for(prepared.size),
             ddof=self.ddof,
-            epsilon=self.epsilon,
-            noise=self.noise,
             grid=self.grid,
             rng=rng,
             numerics=self.numerics,

@@ -3,29 +3,33 @@
 Public bounds are often far wider than the data (incomes with a cap of 10^7, values with a "safe" range):
 the global-sensitivity noise (u − l)/(nε) of the clipped mean then swamps the answer. These mechanisms
 spend a share f of ε on a private range [a, b] (a :class:`~smoothdp.central.range_sweep.RangeFinder`,
-by default :class:`~smoothdp.central.range_sweep.SweepRange`), widen it, and release the mean or variance
+by default :class:`~smoothdp.central.range_sweep.SweepRange`), check it, and release the mean or variance
 clipped into it with the rest (docs/theory/moments.md#mean-and-variance-on-a-private-range), in the spirit
 of instance-optimal mean estimation (Huang, Liang & Yi, NeurIPS 2021: clip at a private range around the
 data, then add noise for that range).
 
-Three public rules, each measured by the accuracy benchmark (``benchmarks/accuracy``, docs/means.md):
+The range stage, with f·ε: half of it finds [a, b], then
 
-* **the share** f(n, ε) = min(1/4, max(3/100, 50/(εn))): what the range needs, no more; above εn ≈ 1700
-  it is 3% of ε;
 * **widening**: [a, b] becomes [a − w(b − a), b + w(b − a)] ∩ [l, u], w = 1/4, so that records just past
   the range found (a tie at the data's extreme, the last few of a tail) are not clipped;
-* **reverting**: when the widened range covers at least θ = 60% of the bounds, the declared bounds are
-  used instead. A range that narrow buys little (at most 1/0.6 in noise), and clipping then has the most
-  to lose: records massed at a bound past a gap, which the range stops short of. So the release is never
-  much worse than the global-sensitivity one on data that fill their bounds (it pays 1/(1 − f)), and
-  gains (u − l)/(b − a) where the bounds are loose.
+* **reverting**: the declared bounds are used instead when the widened range covers at least θ = 60% of
+  them (a range that narrow buys little: at most 1/0.6 in noise, and clipping then has the most to lose,
+  e.g. records massed at a bound past a gap), or when a noisy count of the records the widened range
+  would clip, with the other half of f·ε, exceeds 3 noise scales. The count is the safeguard of the
+  sweeps: they cannot tell an empty stretch from a thin tail of fewer records than their noise (a
+  zero-inflated or top-coded tail: Adult's capital gains), while one count can see a few hundred.
 
-All three are functions of public values (n, ε, the bounds) or of the private range (post-processing).
-The method choice (:func:`choose_moment_method`) uses the range only where εn ≥ 1000: below it a range
-costs more than it can save on data that fill their bounds.
+So the release is never much worse than the global-sensitivity one on data that fill their bounds (it
+pays 1/(1 − f)), and gains (u − l)/(b − a) where the bounds are loose. The share
+f(n, ε) = min(1/4, max(1/20, 100/(εn))) and the method choice (:func:`choose_moment_method`: the range only
+where εn ≥ 2000, where f = 1/20) are functions of public values; widening and reverting are
+post-processing of private outputs. All constants were chosen on the accuracy benchmark
+(``benchmarks/accuracy``, docs/means.md), with data sets built to break them (masses at a bound, thin far
+tails, ties, tight bounds).
 
-Guarantee: pure ε-DP under substitution, by adaptive sequential composition of the range (f·ε) and the
-clipped statistic on the range it returned ((1 − f)·ε), ε_range + ε_statistic ≤ ε in exact arithmetic.
+Guarantee: pure ε-DP under substitution, by adaptive sequential composition of the range (f·ε/2), the
+clipped-count test (f·ε/2) and the clipped statistic on the range they returned ((1 − f)·ε), the parts
+summing to at most ε in exact arithmetic.
 """
 
 from __future__ import annotations
@@ -43,14 +47,18 @@ from smoothdp.central.moments import (
     Moment,
     check_ddof,
     check_moment_noise,
+    mean_noise,
     release_mean,
     release_variance,
     variance_grid,
+    variance_noise,
 )
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.range_sweep import RangeFinder, SweepRange
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
+from smoothdp.noise import DiscreteLaplace, NoiseDistribution
+from smoothdp.noise.discrete_laplace import MAX_SCALE
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
@@ -58,11 +66,14 @@ from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_i
 __all__ = [
     "RANGE_MIN_EPSILON_N",
     "REVERT_SHARE",
+    "TEST_SCALES",
+    "TEST_SHARE",
     "WIDENING",
     "RangeFinderFactory",
     "RangeMean",
     "RangeVariance",
     "choose_moment_method",
+    "clipped_count_test",
     "range_share",
     "split_budget",
     "widened_range",
@@ -74,8 +85,11 @@ WIDENING = 0.25
 #: θ: a widened range covering this share of the bounds is replaced by the bounds.
 REVERT_SHARE = 0.6
 #: The range is used by ``method="auto"`` from this ε·n on.
-RANGE_MIN_EPSILON_N = 1000.0
-_SHARE_MIN, _SHARE_MAX, _SHARE_EPSILON_N = 0.03, 0.25, 50.0
+RANGE_MIN_EPSILON_N = 2000.0
+_SHARE_MIN, _SHARE_MAX, _SHARE_EPSILON_N = 0.05, 0.25, 100.0
+#: Share of the range's budget spent on the clipped-count test, and its threshold in noise scales.
+TEST_SHARE = 0.5
+TEST_SCALES = 3.0
 
 #: Builds the finder for (ε_range, bounds, clip): the seam for other finders (e.g. unbounded ones).
 RangeFinderFactory = Callable[[float, tuple[float, float], bool], RangeFinder]
@@ -86,12 +100,12 @@ def _sweep(epsilon: float, bounds: tuple[float, float], clip: bool) -> RangeFind
 
 
 def choose_moment_method(*, n: int, epsilon: float) -> str:
-    """``"private_range"`` when ε·n ≥ 1000, else ``"clipped"`` (the declared bounds): public only."""
+    """``"private_range"`` when ε·n ≥ 2000, else ``"clipped"`` (the declared bounds): public only."""
     return "private_range" if epsilon * n >= RANGE_MIN_EPSILON_N else "clipped"
 
 
 def range_share(n: int, epsilon: float) -> float:
-    """f(n, ε) = min(1/4, max(3/100, 50/(εn))): the share of ε spent on the range (public)."""
+    """f(n, ε) = min(1/4, max(1/20, 100/(εn))): the share of ε spent on the range stage (public)."""
     return min(_SHARE_MAX, max(_SHARE_MIN, _SHARE_EPSILON_N / (epsilon * max(n, 1))))
 
 
@@ -115,6 +129,22 @@ def widened_range(
     if b2 - a2 >= REVERT_SHARE * (hi - lo):
         return (lo, hi), True
     return (a2, b2), False
+
+
+def clipped_count_test(
+    values: NDArray[np.float64], clip_range: tuple[float, float], epsilon: float, rng: np.random.Generator
+) -> bool:
+    """True when #{x < a} + #{x > b} + ν > ⌈3/ε⌉, ν discrete Laplace with scale 1/ε (exact integers): the
+    count has sensitivity 1, so the outcome is ε-DP. A scale beyond what the sampler takes (ε below about
+    1e-15) answers True without looking at the data (0-DP)."""
+    scale = 1.0 / epsilon
+    if scale > MAX_SCALE:
+        return True
+    a, b = clip_range
+    x = np.asarray(values, dtype=np.float64)
+    clipped = int(np.count_nonzero(x < a)) + int(np.count_nonzero(x > b))
+    noise = int(DiscreteLaplace(scale).sample(None, rng))
+    return clipped + noise > math.ceil(TEST_SCALES * scale)
 
 
 class _OnPrivateRange(Mechanism):
@@ -159,36 +189,38 @@ class _OnPrivateRange(Mechanism):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         return prepare_data(data, self.lower, self.upper, clip=self.clip)
 
-    def _range(
-        self, values: NDArray[np.float64], rng: np.random.Generator
-    ) -> tuple[tuple[float, float], bool, float, float, float]:
-        """Stage 1: (clipping range, reverted, share, ε_range, ε_statistic)."""
+    def _range(self, values: NDArray[np.float64], rng: np.random.Generator) -> dict[str, Any]:
+        """The range stage: the clipping range and its public account (budget split, reverts)."""
         share = (
             self.range_fraction if self.range_fraction is not None else range_share(values.size, self.epsilon)
         )
         eps_range, eps_stat = split_budget(self.epsilon, share)
-        finder = self.finder(eps_range, (self.lower, self.upper), self.clip)
-        if finder.neighbours != "substitution" or finder.epsilon > eps_range:
+        eps_find, eps_test = split_budget(eps_range, 1.0 - TEST_SHARE)
+        finder = self.finder(eps_find, (self.lower, self.upper), self.clip)
+        if finder.neighbours != "substitution" or finder.epsilon > eps_find:
             raise ValueError("finder must return an epsilon-DP range finder under substitution")
         found = finder.find(values, rng)
         clip_range, reverted = widened_range(found, (self.lower, self.upper))
-        return clip_range, reverted, share, eps_range, eps_stat
+        tested = clipped_count_test(values, clip_range, eps_test, rng)  # drawn whatever the range: same work
+        if tested and not reverted:
+            clip_range = (self.lower, self.upper)
+        return {
+            "clip_range": clip_range,  # a private output, covered by the guarantee
+            "reverted_to_bounds": reverted or tested,  # post-processing of the range and the test: covered
+            "range_fraction": share,
+            "epsilon_range": eps_find,
+            "epsilon_test": eps_test,
+            "epsilon_statistic": eps_stat,
+        }
 
-    def _finish(
-        self, out: Moment, value: float, clip_range: tuple[float, float], reverted: bool, share: float,
-        eps_range: float, eps_stat: float, **extra: Any,
-    ) -> Release:  # fmt: skip
+    def _finish(self, out: Moment, value: float, stage: dict[str, Any], **extra: Any) -> Release:
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
             details={
                 "method": "private_range",
                 "bounds": (self.lower, self.upper),
-                "clip_range": clip_range,  # a private output, covered by the guarantee
-                "reverted_to_bounds": reverted,  # post-processing of the range: covered too
-                "range_fraction": share,
-                "epsilon_range": eps_range,
-                "epsilon_statistic": eps_stat,
+                **stage,
                 "noise": self.noise,
                 "clip": self.clip,
                 "clamp": self.clamp,
@@ -231,19 +263,23 @@ class RangeMean(_OnPrivateRange):
             raise ValueError("the mean under substitution needs at least one record (n is public)")
         return values
 
+    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
+        """The second stage's noise: :func:`~smoothdp.central.moments.mean_noise` on the clipping range."""
+        return mean_noise(self.noise, clip_range, n, epsilon)
+
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        clip_range, reverted, share, eps_range, eps_stat = self._range(prepared, rng)
+        stage = self._range(prepared, rng)
+        clip_range = stage["clip_range"]
         out = release_mean(
             prepared,
             clip_range,
-            epsilon=eps_stat,
-            noise=self.noise,
+            self.noise_for(clip_range, prepared.size, stage["epsilon_statistic"]),
             grid=OutputGrid.for_bounds(self.lower, self.upper),
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,
         )
-        return self._finish(out, out.value, clip_range, reverted, share, eps_range, eps_stat)
+        return self._finish(out, out.value, stage)
 
 
 class RangeVariance(_OnPrivateRange):
@@ -283,18 +319,22 @@ class RangeVariance(_OnPrivateRange):
             )
         return values
 
+    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
+        """The second stage's noise: :func:`~smoothdp.central.moments.variance_noise` on the range."""
+        return variance_noise(self.noise, clip_range, n, self.ddof, epsilon)
+
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
-        clip_range, reverted, share, eps_range, eps_stat = self._range(prepared, rng)
+        stage = self._range(prepared, rng)
+        clip_range = stage["clip_range"]
         out = release_variance(
             prepared,
             clip_range,
+            self.noise_for(clip_range, prepared.size, stage["epsilon_statistic"]),
             ddof=self.ddof,
-            epsilon=eps_stat,
-            noise=self.noise,
             grid=self.grid,
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,
         )
         value = math.sqrt(max(out.value, 0.0)) if self.root else out.value
-        return self._finish(out, value, clip_range, reverted, share, eps_range, eps_stat, ddof=self.ddof)
+        return self._finish(out, value, stage, ddof=self.ddof)
