@@ -43,6 +43,7 @@ __all__ = [
     "Moment",
     "check_ddof",
     "check_moment_noise",
+    "check_variance_size",
     "mean_noise",
     "moment_noise",
     "release_mean",
@@ -77,6 +78,15 @@ def check_moment_noise(noise: Any) -> str:
 def check_ddof(ddof: Any) -> int:
     """ddof ∈ {0, 1}: population (0) or sample (1) variance."""
     return check_int("ddof", ddof, minimum=0, maximum=1)
+
+
+def check_variance_size(n: int, ddof: int) -> None:
+    """The variance needs n > ddof records (n is public under substitution)."""
+    if n <= ddof:
+        raise ValueError(
+            f"x must hold at least {ddof + 1} value(s) for the variance with ddof={ddof} (n is public under "
+            f"substitution); got {n}"
+        )
 
 
 def moment_noise(kind: str, sensitivity: float, epsilon: float) -> NoiseDistribution:
@@ -116,18 +126,23 @@ class Moment:
         return NotPrivate(noise_scale=self.noise.scale, noise_std=self.noise.std())
 
 
-def mean_noise(kind: str, bounds: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
-    """The noise of an ε-DP clipped mean of n records on [a, b]: sensitivity (b − a)/n (rounded up)."""
+def mean_noise(kind: str, bounds: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution | None:
+    """The noise of an ε-DP clipped mean of n records on [a, b]: sensitivity (b − a)/n (rounded up);
+    ``None`` when a = b (the clipped mean is then a constant)."""
     a, b = bounds
+    if a == b:
+        return None
     return moment_noise(kind, round_up((Fraction(b) - Fraction(a)) / n), epsilon)
 
 
 def variance_noise(
     kind: str, bounds: tuple[float, float], n: int, ddof: int, epsilon: float
-) -> NoiseDistribution:
-    """The noise of an ε-DP clipped variance of n > 1 records on [a, b]: sensitivity
-    (b − a)²(n − 1)/(n(n − ddof)) (rounded up)."""
+) -> NoiseDistribution | None:
+    """The noise of an ε-DP clipped variance of n > ddof records on [a, b]: sensitivity
+    (b − a)²(n − 1)/(n(n − ddof)) (rounded up); ``None`` when it is 0 (a = b, or one record)."""
     a, b = bounds
+    if a == b or n == 1:
+        return None
     width = Fraction(b) - Fraction(a)
     return moment_noise(kind, round_up(width * width * (n - 1) / (n * (n - ddof))), epsilon)
 
@@ -135,7 +150,7 @@ def variance_noise(
 def release_mean(
     values: NDArray[np.float64],
     bounds: tuple[float, float],
-    noise: NoiseDistribution,
+    noise: NoiseDistribution | None,
     *,
     grid: OutputGrid,
     rng: np.random.Generator,
@@ -146,7 +161,7 @@ def release_mean(
     :func:`mean_noise` for n = values.size ≥ 1, n public): exact mean + noise, clamped into [a, b].
     a = b releases a (the clipped mean is then constant: no noise is needed)."""
     a, b = bounds
-    if a == b:
+    if noise is None:
         return Moment(a, None)
     center = exact_sum(np.clip(values, a, b)) / values.size
     value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
@@ -156,7 +171,7 @@ def release_mean(
 def release_variance(
     values: NDArray[np.float64],
     bounds: tuple[float, float],
-    noise: NoiseDistribution,
+    noise: NoiseDistribution | None,
     *,
     ddof: int,
     grid: OutputGrid,
@@ -170,7 +185,7 @@ def release_variance(
     released as is."""
     a, b = bounds
     n = values.size
-    if a == b or n == 1:
+    if noise is None:
         return Moment(0.0, None)
     center = exact_variance(np.clip(values, a, b), ddof)
     value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
@@ -198,6 +213,7 @@ class _OnDeclaredBounds(Mechanism):
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
         self.calibration = None
 
@@ -242,10 +258,10 @@ class ClippedMean(_OnDeclaredBounds):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         values = prepare_data(data, self.lower, self.upper, clip=self.clip)
         if values.size == 0:
-            raise ValueError("the mean under substitution needs at least one record (n is public)")
+            raise ValueError("x must hold at least 1 value(s) (n is public under substitution); got 0")
         return values
 
-    def noise_for(self, n: int) -> NoiseDistribution:
+    def noise_for(self, n: int) -> NoiseDistribution | None:
         """The noise added for n records: :func:`mean_noise` on the declared bounds at ε."""
         return mean_noise(self.noise, (self.lower, self.upper), n, self.epsilon)
 
@@ -254,7 +270,7 @@ class ClippedMean(_OnDeclaredBounds):
             prepared,
             (self.lower, self.upper),
             self.noise_for(prepared.size),
-            grid=OutputGrid.for_bounds(self.lower, self.upper),
+            grid=self.grid,
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,
@@ -294,7 +310,7 @@ class ClippedVariance(_OnDeclaredBounds):
         super().__init__(**kwargs)
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
-        self.grid = variance_grid(self.lower, self.upper)
+        self.variance_grid = variance_grid(self.lower, self.upper)
 
     @property
     def statistic_name(self) -> str:
@@ -302,14 +318,10 @@ class ClippedVariance(_OnDeclaredBounds):
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         values = prepare_data(data, self.lower, self.upper, clip=self.clip)
-        if values.size <= self.ddof:
-            raise ValueError(
-                f"the variance with ddof={self.ddof} needs more than {self.ddof} record(s) (n is public "
-                f"under substitution); got n={values.size}"
-            )
+        check_variance_size(values.size, self.ddof)
         return values
 
-    def noise_for(self, n: int) -> NoiseDistribution:
+    def noise_for(self, n: int) -> NoiseDistribution | None:
         """The noise added for n records: :func:`variance_noise` on the declared bounds at ε."""
         return variance_noise(self.noise, (self.lower, self.upper), n, self.ddof, self.epsilon)
 
@@ -319,7 +331,7 @@ class ClippedVariance(_OnDeclaredBounds):
             (self.lower, self.upper),
             self.noise_for(prepared.size),
             ddof=self.ddof,
-            grid=self.grid,
+            grid=self.variance_grid,
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,

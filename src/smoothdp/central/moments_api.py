@@ -1,4 +1,5 @@
-"""``smoothdp.mean``, ``var`` and ``std``: the single-column moments (docs/central.md#means).
+"""``smoothdp.mean``, ``var`` and ``std``: the single-column moments
+(docs/central.md#means-variances-and-standard-deviations).
 
 Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bounds``, ``neighbours``,
 ``delta``, ``rng``, ``accountant``; the release's guarantee is exactly the ε passed, under the relation named
@@ -85,11 +86,25 @@ def _method(method: Any, neighbours: str, table: dict[str, tuple[str, ...]], wha
     return method
 
 
+#: The keywords, beyond the contract's, that each method takes.
+_TAKES = {
+    "clipped": "noise ('staircase' or 'laplace')",
+    "private_range": "noise ('staircase' or 'laplace'), range_fraction",
+    "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
+    "noisy_sum": "none",
+    "noisy_moments": "noise ('staircase' or 'laplace')",
+}
+
+
 def _only(method: str, **given: Any) -> None:
-    """Refuse keywords that do not apply to ``method`` (given as name=(value, default))."""
+    """Refuse keywords that do not apply to ``method`` (given as name=(value, default)), naming the ones
+    that do."""
     extra = [name for name, (value, default) in given.items() if value is not default and value != default]
     if extra:
-        raise TypeError(f"method={method!r} does not take {', '.join(extra)}")
+        raise TypeError(
+            f"method={method!r} does not take {', '.join(map(repr, extra))}; its own keywords: "
+            f"{_TAKES[method]}"
+        )
 
 
 class _AtHalfUnderSubstitution(Mechanism):

@@ -99,6 +99,7 @@ class NoisyMoments(Mechanism):
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
+        OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
         width = Fraction(self.upper) - Fraction(self.lower)
         square = width * width / 4
         if not float(square) < 2.0**1000:

@@ -47,6 +47,7 @@ from smoothdp.central.moments import (
     Moment,
     check_ddof,
     check_moment_noise,
+    check_variance_size,
     mean_noise,
     release_mean,
     release_variance,
@@ -178,6 +179,7 @@ class _OnPrivateRange(Mechanism):
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
         self.calibration = None
         finder_source = self.finder(1.0, (0.0, 1.0), True).source
@@ -260,10 +262,10 @@ class RangeMean(_OnPrivateRange):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         values = super()._prepare(data)
         if values.size == 0:
-            raise ValueError("the mean under substitution needs at least one record (n is public)")
+            raise ValueError("x must hold at least 1 value(s) (n is public under substitution); got 0")
         return values
 
-    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
+    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution | None:
         """The second stage's noise: :func:`~smoothdp.central.moments.mean_noise` on the clipping range."""
         return mean_noise(self.noise, clip_range, n, epsilon)
 
@@ -274,7 +276,7 @@ class RangeMean(_OnPrivateRange):
             prepared,
             clip_range,
             self.noise_for(clip_range, prepared.size, stage["epsilon_statistic"]),
-            grid=OutputGrid.for_bounds(self.lower, self.upper),
+            grid=self.grid,
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,
@@ -304,7 +306,7 @@ class RangeVariance(_OnPrivateRange):
         super().__init__(**kwargs)
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
-        self.grid = variance_grid(self.lower, self.upper)
+        self.variance_grid = variance_grid(self.lower, self.upper)
 
     @property
     def statistic_name(self) -> str:
@@ -312,14 +314,10 @@ class RangeVariance(_OnPrivateRange):
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         values = super()._prepare(data)
-        if values.size <= self.ddof:
-            raise ValueError(
-                f"the variance with ddof={self.ddof} needs more than {self.ddof} record(s) (n is public "
-                f"under substitution); got n={values.size}"
-            )
+        check_variance_size(values.size, self.ddof)
         return values
 
-    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution:
+    def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution | None:
         """The second stage's noise: :func:`~smoothdp.central.moments.variance_noise` on the range."""
         return variance_noise(self.noise, clip_range, n, self.ddof, epsilon)
 
@@ -331,7 +329,7 @@ class RangeVariance(_OnPrivateRange):
             clip_range,
             self.noise_for(clip_range, prepared.size, stage["epsilon_statistic"]),
             ddof=self.ddof,
-            grid=self.grid,
+            grid=self.variance_grid,
             rng=rng,
             numerics=self.numerics,
             clamp=self.clamp,
