@@ -113,6 +113,7 @@ class _AtHalfUnderSubstitution(Mechanism):
 
     def __init__(self, inner: Mechanism, epsilon: float) -> None:
         self.inner = inner
+        self.half = 0.5 * epsilon  # what the inner add/remove mechanism was built at
         self.guarantee = PureDP(epsilon, neighbours="substitution")
         self.calibration = inner.calibration
         self.name = f"{inner.name} at ε/2 under add/remove, ε under substitution"  # type: ignore[misc]
@@ -129,7 +130,7 @@ class _AtHalfUnderSubstitution(Mechanism):
     def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
         inner = self.inner._release(prepared, rng)  # charged here, for the declared guarantee
         details = {**inner.details, "neighbours": "substitution"}
-        details["epsilon_add_remove"] = self.inner.guarantee.epsilon
+        details["epsilon_add_remove"] = self.half
         return dataclasses.replace(
             inner, guarantee=self.guarantee, mechanism=self.name, source=self.source, details=details
         )
@@ -241,7 +242,8 @@ def mean(
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
         _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
-        common = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase", "clip": clip}
+        common: dict[str, Any] = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase"}
+        common["clip"] = clip
         common.update(clamp=clamp, numerics=numerics)
         if chosen == "clipped":
             _only(chosen, range_fraction=(range_fraction, None))

@@ -28,7 +28,7 @@ the bounds' magnitude, so that data far smaller than the bounds (incomes in doll
 are located to within 19%.
 
 :class:`RangeFinder` is the seam for other finders (an unbounded one for ``bounds=None``): anything with
-``epsilon``, ``neighbours``, ``name``, ``source``, ``proof`` and ``find(sorted_values, rng) -> (a, b)``.
+``epsilon``, ``neighbours``, ``source`` and ``find(sorted_values, rng) -> (a, b)``.
 """
 
 from __future__ import annotations
@@ -62,11 +62,14 @@ _RELATIONS = ("substitution", "add_remove")
 class RangeFinder(Protocol):
     """A private range finder: ``find`` returns (a, b), an ``epsilon``-DP output under ``neighbours``."""
 
-    epsilon: float
-    neighbours: str
-    name: str
-    source: str
-    proof: str
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def neighbours(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
     def find(self, sorted_values: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]: ...
 
