@@ -28,6 +28,10 @@ from smoothdp.central import (
     TrimmedMean,
 )
 from smoothdp.central.means import PrivateClipMean
+from smoothdp.central.moments import ClippedMean, ClippedVariance
+from smoothdp.central.noisy_moments import NoisyMoments
+from smoothdp.central.range_moments import RangeMean, RangeVariance
+from smoothdp.central.range_sweep import SweepRange
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.mechanism import REGISTRY, Mechanism
@@ -109,6 +113,13 @@ CASES = [
     (GlobalSensitivityMean(bounds=(0, 1), epsilon=1.0), X, "add_remove"),
     (GlobalSensitivityMedian(bounds=(0, 1), epsilon=1.0), X, "substitution"),
     (GaussianMean(bounds=(0, 1), rho=0.5), X, "substitution"),
+    (ClippedMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (ClippedVariance(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeVariance(epsilon=1.0, bounds=(0, 1), ddof=0), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1), neighbours="add_remove"), X, "add_remove"),
+    (NoisyMoments(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 
