@@ -25,10 +25,10 @@ from smoothdp.central.range_moments import split_budget
 
 BOUNDS = (0.0, 1.0)
 GRID = (0.0, 0.3, 0.7, 1.0)
-#: Bounds away from 0 (34 thresholds: the evenly spaced ones and the upper bound) keep the two-stage
-#: enumeration of every range output short; the records sit at a bound, near the middle and next to it.
+#: Bounds away from 0 (33 thresholds, evenly spaced, the bounds included) keep the two-stage
+#: enumeration of every range output short; the records sit at a bound or just past a threshold.
 RANGE_BOUNDS = (40.0, 41.0)
-RANGE_GRID = (40.0, 40.5, 40.52, 41.0)
+RANGE_GRID = (40.0, 40.52, 41.0)
 
 
 # -- the staircase law, from its definition ----------------------------------------------------------------
@@ -177,20 +177,23 @@ def two_stage_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
             )
         return stage[key]
 
-    worst = -math.inf
+    # The best log ratio of the range outputs (a, b) that give each widened range, then its continuation.
+    best: dict[tuple[tuple[float, float], bool], float] = {}
     for i in np.flatnonzero(lo1 > 0):
         for j in np.flatnonzero(up1 > 0):
             a, b = float(ends_a[i]), float(ends_b[j])
-            key, reverted = _widen(min(a, b), max(a, b), *bounds)
-            base = ratio_a[i] + ratio_b[j]
-            if reverted:  # the test's outcome is not released then (the range is the bounds either way)
-                worst = max(worst, base + stage_loss(key))
-                continue
-            p1, p2 = _test_fires(x, key, eps_test), _test_fires(x2, key, eps_test)
-            if p1 > 0:
-                worst = max(worst, base + math.log(p1 / p2) + stage_loss(bounds))
-            if p1 < 1:
-                worst = max(worst, base + math.log((1 - p1) / (1 - p2)) + stage_loss(key))
+            key = _widen(min(a, b), max(a, b), *bounds)
+            best[key] = max(best.get(key, -math.inf), ratio_a[i] + ratio_b[j])
+    worst = -math.inf
+    for (key, reverted), base in best.items():
+        if reverted:  # the test's outcome is not released then (the range is the bounds either way)
+            worst = max(worst, base + stage_loss(key))
+            continue
+        p1, p2 = _test_fires(x, key, eps_test), _test_fires(x2, key, eps_test)
+        if p1 > 0:
+            worst = max(worst, base + math.log(p1 / p2) + stage_loss(bounds))
+        if p1 < 1:
+            worst = max(worst, base + math.log((1 - p1) / (1 - p2)) + stage_loss(key))
     return float(worst)
 
 
