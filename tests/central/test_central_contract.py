@@ -30,10 +30,10 @@ from smoothdp.central import (
 from smoothdp.central.means import PrivateClipMean
 from smoothdp.central.moments import ClippedMean, ClippedVariance
 from smoothdp.central.noisy_moments import NoisyMoments
-from smoothdp.central.range_moments import RangeMean, RangeVariance
-from smoothdp.central.range_sweep import SweepRange
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+from smoothdp.central.range_moments import RangeMean, RangeVariance
+from smoothdp.central.range_sweep import SweepRange
 from smoothdp.mechanism import REGISTRY, Mechanism
 from smoothdp.privacy import ZCDP
 

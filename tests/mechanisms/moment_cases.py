@@ -139,17 +139,17 @@ def clipped_var_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 
 def _widen(a: float, b: float, lo: float, hi: float) -> tuple[tuple[float, float], bool]:
-    """The documented post-processing: widen by (b − a)/4 each side, or the bounds if that covers 60%."""
+    """The documented post-processing: widen by (b − a)/4 each side, or the bounds if that covers 45%."""
     pad = 0.25 * (b - a)
     a2, b2 = max(lo, a - pad), min(hi, b + pad)
-    return ((lo, hi), True) if b2 - a2 >= 0.6 * (hi - lo) else ((a2, b2), False)
+    return ((lo, hi), True) if b2 - a2 >= 0.45 * (hi - lo) else ((a2, b2), False)
 
 
 def _test_fires(x: Any, rng_: tuple[float, float], eps: float) -> float:
-    """P(#{x < a} + #{x > b} + ν > ⌈3/ε⌉), ν discrete Laplace with scale 1/ε, from the pmf."""
+    """P(#{x < a} + #{x > b} + ν > ⌈2.5/ε⌉), ν discrete Laplace with scale 1/ε, from the pmf."""
     v = np.asarray(x, float)
     clipped = int(np.sum(v < rng_[0]) + np.sum(v > rng_[1]))
-    return float(1.0 - _dlap_below(np.array([math.ceil(3.0 / eps) - clipped + 1]), 1.0 / eps)[0])
+    return float(1.0 - _dlap_below(np.array([math.ceil(2.5 / eps) - clipped + 1]), 1.0 / eps)[0])
 
 
 def two_stage_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
@@ -157,7 +157,7 @@ def two_stage_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     plus the second stage's staircase loss on the clipping range they give."""
     n = len(x)
     eps_range, eps_stat = split_budget(mech.epsilon, mech.range_fraction)
-    eps_find, eps_test = split_budget(eps_range, 0.5)
+    eps_find, eps_test = split_budget(eps_range, 1.0 / 3.0)
     finder = mech.finder(eps_find, (mech.lower, mech.upper), True)
     ends_b, up1, ends_a, lo1 = range_laws(finder, x)
     _, up2, _, lo2 = range_laws(finder, x2)

@@ -8,15 +8,15 @@ clipped into it with the rest (docs/theory/moments.md#mean-and-variance-on-a-pri
 of instance-optimal mean estimation (Huang, Liang & Yi, NeurIPS 2021: clip at a private range around the
 data, then add noise for that range).
 
-The range stage, with f·ε: half of it finds [a, b], then
+The range stage, with f·ε: a third of it finds [a, b], then
 
 * **widening**: [a, b] becomes [a − w(b − a), b + w(b − a)] ∩ [l, u], w = 1/4, so that records just past
   the range found (a tie at the data's extreme, the last few of a tail) are not clipped;
-* **reverting**: the declared bounds are used instead when the widened range covers at least θ = 60% of
-  them (a range that narrow buys little: at most 1/0.6 in noise, and clipping then has the most to lose,
+* **reverting**: the declared bounds are used instead when the widened range covers at least θ = 45% of
+  them (a range that wide buys little: at most 1/0.45 in noise, and clipping then has the most to lose,
   e.g. records massed at a bound past a gap), or when a noisy count of the records the widened range
-  would clip, with the other half of f·ε, exceeds 3 noise scales. The count is the safeguard of the
-  sweeps: they cannot tell an empty stretch from a thin tail of fewer records than their noise (a
+  would clip, with the other two thirds of f·ε, exceeds 2.5 noise scales. The count is the safeguard of
+  the sweeps: they cannot tell an empty stretch from a thin tail of fewer records than their noise (a
   zero-inflated or top-coded tail: Adult's capital gains), while one count can see a few hundred.
 
 So the release is never much worse than the global-sensitivity one on data that fill their bounds (it
@@ -27,8 +27,8 @@ post-processing of private outputs. All constants were chosen on the accuracy be
 (``benchmarks/accuracy``, docs/means.md), with data sets built to break them (masses at a bound, thin far
 tails, ties, tight bounds).
 
-Guarantee: pure ε-DP under substitution, by adaptive sequential composition of the range (f·ε/2), the
-clipped-count test (f·ε/2) and the clipped statistic on the range they returned ((1 − f)·ε), the parts
+Guarantee: pure ε-DP under substitution, by adaptive sequential composition of the range (f·ε/3), the
+clipped-count test (2f·ε/3) and the clipped statistic on the range they returned ((1 − f)·ε), the parts
 summing to at most ε in exact arithmetic.
 """
 
@@ -65,10 +65,10 @@ from smoothdp.release import Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
 __all__ = [
+    "FIND_SHARE",
     "RANGE_MIN_EPSILON_N",
     "REVERT_SHARE",
     "TEST_SCALES",
-    "TEST_SHARE",
     "WIDENING",
     "RangeFinderFactory",
     "RangeMean",
@@ -84,13 +84,14 @@ PROOF = "docs/theory/moments.md#mean-and-variance-on-a-private-range"
 #: w: the found range is widened by w·(b − a) at each end.
 WIDENING = 0.25
 #: θ: a widened range covering this share of the bounds is replaced by the bounds.
-REVERT_SHARE = 0.6
+REVERT_SHARE = 0.45
 #: The range is used by ``method="auto"`` from this ε·n on.
 RANGE_MIN_EPSILON_N = 2000.0
 _SHARE_MIN, _SHARE_MAX, _SHARE_EPSILON_N = 0.05, 0.25, 100.0
-#: Share of the range's budget spent on the clipped-count test, and its threshold in noise scales.
-TEST_SHARE = 0.5
-TEST_SCALES = 3.0
+#: Share of the range's budget spent finding the range (the clipped-count test gets the rest), and the
+#: test's threshold in noise scales.
+FIND_SHARE = 1.0 / 3.0
+TEST_SCALES = 2.5
 
 #: Builds the finder for (ε_range, bounds, clip): the seam for other finders (e.g. unbounded ones).
 RangeFinderFactory = Callable[[float, tuple[float, float], bool], RangeFinder]
@@ -135,7 +136,7 @@ def widened_range(
 def clipped_count_test(
     values: NDArray[np.float64], clip_range: tuple[float, float], epsilon: float, rng: np.random.Generator
 ) -> bool:
-    """True when #{x < a} + #{x > b} + ν > ⌈3/ε⌉, ν discrete Laplace with scale 1/ε (exact integers): the
+    """True when #{x < a} + #{x > b} + ν > ⌈2.5/ε⌉, ν discrete Laplace with scale 1/ε (exact integers): the
     count has sensitivity 1, so the outcome is ε-DP. A scale beyond what the sampler takes (ε below about
     1e-15) answers True without looking at the data (0-DP)."""
     scale = 1.0 / epsilon
@@ -201,7 +202,7 @@ class _OnPrivateRange(Mechanism):
             self.range_fraction if self.range_fraction is not None else range_share(values.size, self.epsilon)
         )
         eps_range, eps_stat = split_budget(self.epsilon, share)
-        eps_find, eps_test = split_budget(eps_range, 1.0 - TEST_SHARE)
+        eps_find, eps_test = split_budget(eps_range, FIND_SHARE)
         finder = self.finder(eps_find, (self.lower, self.upper), self.clip)
         if finder.neighbours != "substitution" or finder.epsilon > eps_find:
             raise ValueError("finder must return an epsilon-DP range finder under substitution")
