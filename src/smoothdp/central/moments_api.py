@@ -168,6 +168,11 @@ def _run(mech: Mechanism, x: Any, bounds: tuple[float, float], clip: bool, engin
     return mech.release(data, **kw)
 
 
+def _named(release: Release, method: str) -> Release:
+    """The release with ``details["method"]`` set (public: the method follows from public values)."""
+    return dataclasses.replace(release, details={**release.details, "method": method})
+
+
 def mean(
     x: ArrayLike,
     *,
@@ -257,7 +262,7 @@ def mean(
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
         mech = GlobalSensitivityMean(bounds=(lower, upper), epsilon=eps, clip=clip, numerics=numerics)
         mech = _Clamped(mech, lower, upper) if clamp else mech
-        return _run(mech, x, (lower, upper), clip, engine, **run)
+        return _named(_run(mech, x, (lower, upper), clip, engine, **run), chosen)
     # smooth_sensitivity
     if relation == "substitution" and delta:
         raise ValueError("delta applies to method='smooth_sensitivity' under neighbours='add_remove' only")
@@ -273,7 +278,7 @@ def mean(
     mech = _Clamped(ss, lower, upper) if clamp else ss
     if relation == "substitution":
         mech = _AtHalfUnderSubstitution(mech, eps)
-    return _run(mech, x, (lower, upper), clip, engine, **run)
+    return _named(_run(mech, x, (lower, upper), clip, engine, **run), chosen)
 
 
 def _variance(
