@@ -23,7 +23,9 @@ Neighbours: substitution (one record changed, n public) for everyone, at the sam
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -71,7 +73,9 @@ class MomentDataset:
             truth, out = float(np.mean(self.x)), self.bounds
         else:
             n = self.x.size
-            truth, out = float(np.var(self.x, ddof=1)), (0.0, (hi - lo) ** 2 * n / (4.0 * (n - 1)))
+            top = (Fraction(hi) - Fraction(lo)) ** 2 * n / (4 * (n - 1))  # the exact largest variance
+            ceiling = float(top) if Fraction(float(top)) >= top else math.nextafter(float(top), math.inf)
+            truth, out = float(np.var(self.x, ddof=1)), (0.0, ceiling)
         object.__setattr__(self, "truth", np.array([truth]))
         object.__setattr__(self, "release_bounds", out)
 

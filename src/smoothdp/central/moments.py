@@ -48,6 +48,7 @@ __all__ = [
     "moment_noise",
     "release_mean",
     "release_variance",
+    "round_down",
     "round_up",
     "variance_ceiling",
     "variance_grid",
@@ -96,9 +97,19 @@ def moment_noise(kind: str, sensitivity: float, epsilon: float) -> NoiseDistribu
     return Laplace(round_up(Fraction(sensitivity) / Fraction(epsilon)))
 
 
-def variance_ceiling(width: float, n: int, ddof: int) -> float:
-    """(b − a)²·n/(4(n − ddof)): no variance of n records in an interval of that width exceeds it."""
-    return round_up(Fraction(width) ** 2 * n / (4 * (n - ddof)))
+def round_down(value: Fraction) -> float:
+    """The float at or just below a rational (a clamp that must stay inside an exact bound)."""
+    out = float(value)
+    if Fraction(out) > value:
+        out = math.nextafter(out, -math.inf)
+    return out
+
+
+def variance_ceiling(bounds: tuple[float, float], n: int, ddof: int) -> float:
+    """(b − a)²·n/(4(n − ddof)), rounded down: no variance of n records in [a, b] exceeds it, and the clamp
+    stays inside the exact bound."""
+    a, b = bounds
+    return round_down((Fraction(b) - Fraction(a)) ** 2 * n / (4 * (n - ddof)))
 
 
 def variance_grid(lower: float, upper: float) -> OutputGrid:
@@ -190,7 +201,7 @@ def release_variance(
     center = exact_variance(np.clip(values, a, b), ddof)
     value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
     if clamp:
-        value = min(max(value, 0.0), variance_ceiling(b - a, n, ddof))
+        value = min(max(value, 0.0), variance_ceiling(bounds, n, ddof))
     return Moment(value, noise)
 
 

@@ -31,7 +31,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.moment_sums import exact_sum_of_squares
-from smoothdp.central.moments import STAIRCASE_SOURCE, check_ddof, check_moment_noise, moment_noise, round_up
+from smoothdp.central.moments import (
+    STAIRCASE_SOURCE,
+    check_ddof,
+    check_moment_noise,
+    moment_noise,
+    round_down,
+    round_up,
+)
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
@@ -110,7 +117,7 @@ class NoisyMoments(Mechanism):
         self.sensitivities = (1.0, round_up(width / 2), round_up(square))
         self.epsilons = _split_three(self.epsilon)
         self.grids = tuple(OutputGrid.for_magnitude(s) for s in self.sensitivities)
-        self.ceiling = round_up(square * (self.ddof + 1))
+        self.ceiling = round_down(square * (self.ddof + 1))
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
         self.calibration = None
 
