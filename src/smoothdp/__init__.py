@@ -37,8 +37,10 @@ __all__ = [
     "calibrate",
     "central",
     "compose",
+    "count",
     "default_rng",
     "geo",
+    "histogram",
     "mean",
     "median",
     "noise",
@@ -48,6 +50,7 @@ __all__ = [
     "sensitivity",
     "smoothed_dp",
     "std",
+    "sum",
     "trimmed_mean",
     "var",
 ]
@@ -57,6 +60,9 @@ _EXPORTS = {
     "Budget": "smoothdp.accounting",
     "BudgetError": "smoothdp.accounting",
     "calibrate": "smoothdp.calibration",
+    "count": "smoothdp.central.counting",
+    "histogram": "smoothdp.central.counting",
+    "sum": "smoothdp.central.counting",
     "mean": "smoothdp.central.moments_api",
     "std": "smoothdp.central.moments_api",
     "var": "smoothdp.central.moments_api",
@@ -105,6 +111,7 @@ if TYPE_CHECKING:
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
     from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
+    from smoothdp.central.counting import count, histogram, sum
     from smoothdp.central.means import private_clip_mean
     from smoothdp.central.moments_api import mean, std, var
     from smoothdp.mechanism import Mechanism

@@ -595,6 +595,10 @@ from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.cent
 
 CASES += mean_cases()
 
+from counting_cases import counting_cases  # noqa: E402 (registry cases of smoothdp.central.counting)
+
+CASES += counting_cases()
+
 from moment_cases import moment_cases  # noqa: E402 (registry cases of the means and variances)
 
 CASES += moment_cases()

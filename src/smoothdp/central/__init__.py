@@ -8,10 +8,12 @@
   :mod:`.private_bounds`: private range finding; :mod:`.choose`: the public method / β choices;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
-  :mod:`.api`: numpy-style entry points;
+* :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
+  Gaussian); :mod:`.counting_batch`: their vectorized building blocks (all groups of a table in one call);
 * :mod:`.moments`, :mod:`.range_sweep`, :mod:`.range_moments`, :mod:`.noisy_moments`: the mean, variance and
   standard deviation (global sensitivity on the declared bounds or on a private range, staircase noise;
-  noisy sums under add/remove), with their entry points in :mod:`.moments_api`.
+  noisy sums under add/remove), with their entry points in :mod:`.moments_api`;
+  :mod:`.api`: numpy-style entry points.
 
 Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
 with its neighbour relation, a proof section of docs/theory, and ``release(data, *, accountant=None,
@@ -42,7 +44,10 @@ __all__ = [
     "Mean",
     "Median",
     "Min",
+    "NoisyCount",
+    "NoisyHistogram",
     "NoisyMoments",
+    "NoisySum",
     "OrderStatistic",
     "PreparedData",
     "PrivateClipMean",
@@ -59,11 +64,13 @@ __all__ = [
     "SweepRange",
     "TrimmedMean",
     "bounded_local_sensitivity",
+    "count",
     "count_interval_halfwidth",
     "distance_to_instability",
     "gaussian_mean",
     "global_sensitivity_mean",
     "global_sensitivity_median",
+    "histogram",
     "mean",
     "median",
     "private_clip_mean",
@@ -77,6 +84,7 @@ __all__ = [
     "ratio_sensitivity_bound",
     "sample_and_aggregate",
     "std",
+    "sum",
     "trimmed_mean",
     "var",
 ]
@@ -99,6 +107,12 @@ _EXPORTS = {
     "RangeMean": "smoothdp.central.range_moments",
     "RangeVariance": "smoothdp.central.range_moments",
     "SweepRange": "smoothdp.central.range_sweep",
+    "NoisyCount": "smoothdp.central.counting",
+    "NoisyHistogram": "smoothdp.central.counting",
+    "NoisySum": "smoothdp.central.counting",
+    "count": "smoothdp.central.counting",
+    "histogram": "smoothdp.central.counting",
+    "sum": "smoothdp.central.counting",
     "PrivateClipMean": "smoothdp.central.means",
     "private_clip_mean": "smoothdp.central.means",
     "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
@@ -132,6 +146,9 @@ _SUBMODULES = (
     "baselines",
     "bounded_ls",
     "choose",
+    "counting",
+    "counting_batch",
+    "counting_noise",
     "means",
     "mechanisms",
     "moment_sums",
@@ -166,6 +183,7 @@ if TYPE_CHECKING:
         count_interval_halfwidth,
         private_count_interval,
     )
+    from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum, count, histogram, sum
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
     from smoothdp.central.moments import ClippedMean, ClippedVariance

@@ -45,7 +45,7 @@ _EXPORTS = {
     "uniform_on_grid": "smoothdp.exact.release",
 }
 #: The package's modules, reachable as attributes once imported on first access.
-_SUBMODULES = ("_core", "grid", "laws", "release")
+_SUBMODULES = ("_core", "arithmetic", "cauchy", "engine", "grid", "laws", "release")
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
