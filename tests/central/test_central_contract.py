@@ -30,13 +30,17 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
     TrimmedMean,
 )
+from smoothdp.central.inverse_sensitivity import InverseSensitivity
 from smoothdp.central.means import PrivateClipMean
 from smoothdp.central.moments import ClippedMean, ClippedVariance
 from smoothdp.central.noisy_moments import NoisyMoments
+from smoothdp.central.piecewise_laplace import PiecewiseLaplace
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.central.range_moments import RangeMean, RangeVariance
 from smoothdp.central.range_sweep import SweepRange
+from smoothdp.central.scale_free import ScaleFreeQuantile
+from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
 from smoothdp.mechanism import REGISTRY, Mechanism
 from smoothdp.privacy import ZCDP
 
@@ -133,6 +137,13 @@ CASES = [
     (SweepRange(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (SweepRange(epsilon=1.0, bounds=(0, 1), neighbours="add_remove"), X, "add_remove"),
     (NoisyMoments(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
+    (InverseSensitivity(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (PiecewiseLaplace(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (ScaleFreeQuantile(0.5, epsilon=1.0), X, "substitution"),
+    (ScaleFreeQuantile(0.5, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
+    (UnboundedQuantile(0.5, epsilon=1.0), X, "substitution"),
+    (UnboundedQuantile(0.25, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
+    (UnboundedRange(epsilon=1.0), X, "substitution"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 

@@ -29,7 +29,9 @@ __all__ = [
     "OutputGrid",
     "add_noise",
     "check_numerics",
+    "log_uniform_on_grid",
     "sampler_label",
+    "truncated_exponential_on_grid",
     "uniform_on_grid",
 ]
 
@@ -41,6 +43,8 @@ _EXPORTS = {
     "Enclosure": "smoothdp.exact.release",
     "add_noise": "smoothdp.exact.release",
     "check_numerics": "smoothdp.exact.release",
+    "log_uniform_on_grid": "smoothdp.exact.release",
+    "truncated_exponential_on_grid": "smoothdp.exact.release",
     "sampler_label": "smoothdp.exact.release",
     "uniform_on_grid": "smoothdp.exact.release",
 }
@@ -58,6 +62,8 @@ if TYPE_CHECKING:
         Enclosure,
         add_noise,
         check_numerics,
+        log_uniform_on_grid,
         sampler_label,
+        truncated_exponential_on_grid,
         uniform_on_grid,
     )

@@ -17,6 +17,9 @@ whole box. ``ball`` evaluates the same map in arb.
 * Generalized Cauchy(γ): :mod:`smoothdp.exact.cauchy` (rejection, each acceptance decided exactly).
 * Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
 * Uniform[0, 1) itself (for ``uniform_on_grid``).
+* Truncated exponential on [0, 1] with rate λ (for ``truncated_exponential_on_grid``): decreasing density
+  W = −log1p(−U·(1 − e^{−λ}))/λ, increasing W = log1p(U·(e^λ − 1))/λ.
+* Log-uniform on [u, v], 0 < u < v (for ``log_uniform_on_grid``): y = u + u·expm1(U·ln(v/u)).
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from smoothdp.exact import _flint as flint
-from smoothdp.exact._core import F64, NDTRI_ERR, end_fraction
+from smoothdp.exact._core import BASIC_ERR as B
+from smoothdp.exact._core import ELEM_ERR as E
+from smoothdp.exact._core import F64, NDTRI_ERR, dyadic_to_float_bounds, end_fraction, hi, lo
 from smoothdp.exact.arithmetic import Arithmetic, arithmetic_of
 
 if TYPE_CHECKING:
@@ -40,9 +45,11 @@ __all__ = [
     "GaussianLaw",
     "LaplaceLaw",
     "LawBase",
+    "LogUniformLaw",
     "PlanarLaplaceLaw",
     "PolyPlaceLaw",
     "StudentTLaw",
+    "TruncatedExponentialLaw",
     "UniformLaw",
     "arb_constant",
 ]
@@ -495,3 +502,76 @@ class UniformLaw(LawBase):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [us[0]]
+
+
+def _float_constant(f: Callable[[], arb]) -> tuple[float, float]:
+    """binary64 bounds of a real constant computed in arb at 256 bits."""
+    with flint.ctx.workprec(_CONST_PREC):
+        return dyadic_to_float_bounds(f())
+
+
+class TruncatedExponentialLaw(LawBase):
+    """W on [0, 1] with density ∝ e^{−λw} (``increasing=False``) or ∝ e^{λw} (``increasing=True``), by
+    inversion: W = −log1p(−U·(1 − e^{−λ}))/λ, or W = log1p(U·(e^λ − 1))/λ; both increase with U.
+    0 < λ ≤ 700 (e^λ a finite float). binary64 only (every element the binary64 pass leaves undecided goes
+    to the ball arithmetic)."""
+
+    signed = False
+    long_double = False
+
+    def __init__(self, rate: float, *, increasing: bool) -> None:
+        super().__init__(1.0)
+        self.rate = float(rate)
+        self.increasing = bool(increasing)
+        lam = self.rate
+        # c = 1 − e^{−λ} (decreasing) or e^λ − 1 (increasing), enclosed.
+        self._c = _float_constant(
+            lambda: (flint.arb(lam).exp() - 1) if self.increasing else (1 - (-flint.arb(lam)).exp())
+        )
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        if u_lo[0].dtype != np.float64:
+            return self._nan(u_lo)
+        c_lo, c_hi = self._c
+        a_lo = lo(u_lo[0] * c_lo, B)
+        a_hi = hi(u_hi[0] * c_hi, B)
+        if self.increasing:  # log1p(a)/λ, increasing in a ≥ 0
+            w_lo = lo(lo(np.log1p(np.maximum(a_lo, 0.0)), E) / self.rate, B)
+            w_hi = hi(hi(np.log1p(a_hi), E) / self.rate, B)
+        else:  # −log1p(−a)/λ, increasing in a ∈ [0, 1 − e^{−λ}]
+            w_lo = lo(-hi(np.log1p(-np.maximum(a_lo, 0.0)), E) / self.rate, B)
+            w_hi = hi(-lo(np.log1p(-np.minimum(a_hi, c_hi)), E) / self.rate, B)
+        return [(np.clip(w_lo, 0.0, 1.0), np.clip(w_hi, 0.0, 1.0))]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        lam = flint.arb(self.rate)
+        if self.increasing:
+            return [(us[0] * lam.expm1()).log1p() / lam]
+        return [-(-(us[0] * -((-lam).expm1()))).log1p() / lam]
+
+
+class LogUniformLaw(LawBase):
+    """Z = expm1(U·L), L = ln(v/u) for 0 < u < v: u + u·Z is log-uniform on [u, v] (density ∝ 1/y).
+    binary64 only (as :class:`TruncatedExponentialLaw`)."""
+
+    signed = False
+    long_double = False
+
+    def __init__(self, lower: float, upper: float) -> None:
+        super().__init__(1.0)
+        self.lower, self.upper = float(lower), float(upper)
+        self._l = _float_constant(lambda: (flint.arb(self.upper) / flint.arb(self.lower)).log())
+
+    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+        if u_lo[0].dtype != np.float64:
+            return self._nan(u_lo)
+        l_lo, l_hi = self._l
+        t_lo = lo(u_lo[0] * l_lo, B)
+        t_hi = hi(u_hi[0] * l_hi, B)
+        with np.errstate(over="ignore"):
+            z_lo = np.maximum(lo(np.expm1(np.maximum(t_lo, 0.0)), E), 0.0)
+            z_hi = hi(np.expm1(t_hi), E)
+        return [(z_lo, z_hi)]
+
+    def ball(self, us: Sequence[arb]) -> list[arb]:
+        return [(us[0] * (flint.arb(self.upper) / flint.arb(self.lower)).log()).expm1()]

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.exact import _core, engine
 from smoothdp.exact import _flint as flint
 from smoothdp.exact.grid import OutputGrid
-from smoothdp.exact.laws import UniformLaw
+from smoothdp.exact.laws import LogUniformLaw, TruncatedExponentialLaw, UniformLaw
 
 __all__ = [
     "FLOAT_SAMPLER_LABEL",
@@ -29,7 +29,9 @@ __all__ = [
     "Enclosure",
     "add_noise",
     "check_numerics",
+    "log_uniform_on_grid",
     "sampler_label",
+    "truncated_exponential_on_grid",
     "uniform_on_grid",
 ]
 
@@ -185,6 +187,90 @@ def uniform_on_grid(
     out = engine.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
     res = out.reshape(shape)
     return float(res) if res.ndim == 0 else res
+
+
+def truncated_exponential_on_grid(
+    lower: float,
+    upper: float,
+    *,
+    rate: float,
+    increasing: bool,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str = "exact",
+) -> float:
+    """Release ``grid.round(lower + (upper − lower)·W)`` exactly, W on [0, 1] with density ∝ e^{−rate·w}
+    (or ∝ e^{rate·w} when ``increasing``): a truncated exponential on [lower, upper] decaying away from
+    ``lower`` (towards ``upper``). Finite floats lower ≤ upper; 0 < rate ≤ 700."""
+    check_numerics(numerics)
+    lo_f, hi_f = float(lower), float(upper)
+    if not (math.isfinite(lo_f) and math.isfinite(hi_f) and lo_f <= hi_f):
+        raise ValueError("truncated_exponential_on_grid needs finite lower ≤ upper")
+    if not 0.0 < rate <= 700.0:
+        raise ValueError(f"rate must lie in (0, 700]; got {rate!r}")
+    law = TruncatedExponentialLaw(rate, increasing=increasing)
+    if numerics == "float":
+        u = float(rng.random())
+        w = (
+            math.log1p(u * math.expm1(rate)) / rate
+            if increasing
+            else -math.log1p(-u * -math.expm1(-rate)) / rate
+        )
+        return lo_f + (hi_f - lo_f) * min(max(w, 0.0), 1.0)
+    return _affine_draw(law, lo_f, lo_f, hi_f, grid, rng)
+
+
+def log_uniform_on_grid(
+    lower: float,
+    upper: float,
+    *,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str = "exact",
+) -> float:
+    """Release ``grid.round(Y)`` exactly, Y log-uniform on [lower, upper] (density ∝ 1/y), for floats
+    0 < lower < upper; the mirror image −Y for upper < lower < 0 ... is the caller's (R is odd)."""
+    check_numerics(numerics)
+    lo_f, hi_f = float(lower), float(upper)
+    if not (math.isfinite(lo_f) and math.isfinite(hi_f) and 0.0 < lo_f < hi_f):
+        raise ValueError("log_uniform_on_grid needs finite 0 < lower < upper")
+    if numerics == "float":
+        return lo_f * math.exp(float(rng.random()) * math.log(hi_f / lo_f))
+    return _affine_draw(LogUniformLaw(lo_f, hi_f), lo_f, lo_f, hi_f, grid, rng, multiplier=lo_f)
+
+
+def _affine_draw(
+    law: Any,
+    center: float,
+    lower: float,
+    upper: float,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    multiplier: float | None = None,
+) -> float:
+    """R(center + S·Z) for one draw Z of ``law``, S = ``multiplier`` (exact float) or upper − lower (exact
+    in arb, enclosed in floats)."""
+    c = np.full((1, 1), center)
+    if multiplier is None:
+        with np.errstate(all="ignore"):
+            d = np.full((1, 1), upper - lower)
+            s_lo = np.maximum(_core.lo(d, _core.BASIC_ERR), 0.0)
+            s_hi = _core.hi(d, _core.BASIC_ERR)
+        s_lo, s_hi = np.where(d == 0, 0.0, s_lo), np.where(d == 0, 0.0, s_hi)
+
+        def s_arb(i: int) -> Any:
+            return flint.arb(upper) - flint.arb(lower)
+
+    else:
+        s_lo = s_hi = np.full((1, 1), multiplier)
+
+        def s_arb(i: int) -> Any:
+            return flint.arb(multiplier)
+
+    affine = _core.Affine(
+        c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: flint.arb(center), s_arb=s_arb
+    )
+    return float(engine.run(law, affine, 1, _rounder(grid), rng)[0, 0])
 
 
 # -- helpers ------------------------------------------------------------------------------------------------
