@@ -12,7 +12,7 @@ Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bo
   :class:`~smoothdp.central.moments.ClippedVariance`);
 * ``"private_range"``: the same on a range found privately inside the bounds with a small share of ε
   (:mod:`smoothdp.central.range_moments`);
-* ``"auto"`` (default): ``"private_range"`` when ε·n ≥ 1000, else ``"clipped"``
+* ``"auto"`` (default): ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``
   (:func:`~smoothdp.central.range_moments.choose_moment_method`, public values only);
 * the mean only: ``"smooth_sensitivity"``, the add/remove smooth-sensitivity mean run at ε/2, which is ε-DP
   under substitution by group privacy
@@ -206,7 +206,7 @@ def mean(
         ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; empty
         x allowed).
     method
-        Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 1000, else ``"clipped"``),
+        Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``),
         ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
         ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
         ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` =
@@ -344,7 +344,7 @@ def var(
     ``ddof=1`` (default): the sample variance (pandas, R and OpenDP's convention; numpy's ``var`` uses
     ``ddof=0``, the population variance, also accepted). Under substitution n > ddof is required.
 
-    ``method``: under substitution ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 1000, else
+    ``method``: under substitution ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else
     ``"clipped"``), ``"clipped"`` (variance of the records clipped into the bounds + staircase noise of its
     sensitivity (u − l)²(n − 1)/(n(n − ddof)), docs/theory/moments.md#clipped-variance) or
     ``"private_range"`` (the same on a private range, :class:`~smoothdp.central.range_moments.RangeVariance`);
