@@ -35,6 +35,7 @@ from smoothdp.noise import Laplace, NoiseDistribution, Staircase
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_int
+from smoothdp.work import tally_passes
 
 __all__ = [
     "MOMENT_NOISES",
@@ -170,10 +171,12 @@ def release_mean(
 ) -> Moment:
     """One release of the mean of ``values`` clipped into ``bounds`` = [a, b] with ``noise`` (ε-DP when it is
     :func:`mean_noise` for n = values.size ≥ 1, n public): exact mean + noise, clamped into [a, b].
-    a = b releases a (the clipped mean is then constant: no noise is needed)."""
+    a = b releases a (the clipped mean is then constant: no noise is needed, and no pass is made: a = b is
+    public, the declared bounds or a released range). Work: one pass (the exact sum)."""
     a, b = bounds
     if noise is None:
         return Moment(a, None)
+    tally_passes(values.size)
     center = exact_sum(np.clip(values, a, b)) / values.size
     value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
     return Moment(float(np.clip(value, a, b)) if clamp else value, noise)
@@ -193,11 +196,13 @@ def release_variance(
     """One release of the variance (ddof) of ``values`` clipped into [a, b] with ``noise`` (ε-DP when it is
     :func:`variance_noise`; n > ddof public): exact variance + noise, clamped into
     [0, (b − a)²n/(4(n − ddof))]. One record (ddof = 0) or a = b: the variance is 0 whatever the data,
-    released as is."""
+    released as is (no pass: a = b and n are public). Work: two passes (the exact sum and the exact sum of
+    squares)."""
     a, b = bounds
     n = values.size
     if noise is None:
         return Moment(0.0, None)
+    tally_passes(n, 2)
     center = exact_variance(np.clip(values, a, b), ddof)
     value = float(add_noise(center, noise, grid=grid, rng=rng, numerics=numerics))
     if clamp:

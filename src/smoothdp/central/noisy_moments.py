@@ -46,6 +46,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon
+from smoothdp.work import tally_passes
 
 __all__ = ["SHARES", "NoisyMoments"]
 
@@ -126,8 +127,9 @@ class NoisyMoments(Mechanism):
         return "std" if self.root else "var"
 
     def sums(self, values: NDArray[np.float64]) -> tuple[Fraction, Fraction, Fraction]:
-        """(N, S₁, S₂) exactly, for records already clipped into the bounds."""
+        """(N, S₁, S₂) exactly, for records already clipped into the bounds (two passes: Σx, Σx²)."""
         n = values.size
+        tally_passes(n, 2)
         total, squares, c = exact_sum(values), exact_sum_of_squares(values), self.center
         return Fraction(n), total - n * c, squares - 2 * c * total + n * c * c
 

@@ -63,6 +63,7 @@ from smoothdp.noise.discrete_laplace import MAX_SCALE
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
+from smoothdp.work import tally_passes
 
 __all__ = [
     "FIND_SHARE",
@@ -144,6 +145,7 @@ def clipped_count_test(
         return True
     a, b = clip_range
     x = np.asarray(values, dtype=np.float64)
+    tally_passes(x.size)  # one pass over every record, whatever the range
     clipped = int(np.count_nonzero(x < a)) + int(np.count_nonzero(x > b))
     noise = int(DiscreteLaplace(scale).sample(None, rng))
     return clipped + noise > math.ceil(TEST_SCALES * scale)
