@@ -32,7 +32,6 @@ from smoothdp._lazy import attach
 # Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
 # imported; api is what every use of the package loads anyway.
 from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
-from smoothdp.central.moments_api import mean, std, var
 
 __all__ = [
     "BoundedLocalSensitivity",
@@ -113,6 +112,9 @@ _EXPORTS = {
     "private_count_interval": "smoothdp.central.bounded_ls",
     "ClippedMean": "smoothdp.central.moments",
     "ClippedVariance": "smoothdp.central.moments",
+    "mean": "smoothdp.central.moments_api",
+    "std": "smoothdp.central.moments_api",
+    "var": "smoothdp.central.moments_api",
     "NoisyMoments": "smoothdp.central.noisy_moments",
     "RangeMean": "smoothdp.central.range_moments",
     "RangeVariance": "smoothdp.central.range_moments",
@@ -210,6 +212,7 @@ if TYPE_CHECKING:
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
     from smoothdp.central.moments import ClippedMean, ClippedVariance
+    from smoothdp.central.moments_api import mean, std, var
     from smoothdp.central.no_bounds import private_range, unbounded_quantile
     from smoothdp.central.noisy_moments import NoisyMoments
     from smoothdp.central.piecewise_laplace import PiecewiseLaplace

@@ -36,7 +36,6 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE
-from smoothdp.central.baselines import GlobalSensitivityMean
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
 from smoothdp.central.noisy_moments import NoisyMoments
@@ -258,6 +257,8 @@ def mean(
         return _run(mech, x, (lower, upper), clip, engine, **run)
     _only(chosen, range_fraction=(range_fraction, None))
     if chosen == "noisy_sum":
+        from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
+
         _only(chosen, noise=(noise, None), delta=(delta, 0.0), beta=(beta, None))
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
         mech = GlobalSensitivityMean(bounds=(lower, upper), epsilon=eps, clip=clip, numerics=numerics)
