@@ -92,7 +92,7 @@ def _diffprivlib(d: Data, eps: float, rng: np.random.Generator) -> float:
 
 
 def _smooth_mean(d: Data, eps: float, rng: np.random.Generator) -> float:
-    return float(smoothdp.mean(d.x, epsilon=eps / 2.0, bounds=d.bounds, rng=rng))
+    return float(smoothdp.mean(d.x, epsilon=eps / 2.0, bounds=d.bounds, neighbours="add_remove", rng=rng))
 
 
 def _trimmed(trim: float) -> Release:
@@ -119,7 +119,10 @@ METHODS: dict[str, tuple[Release, str]] = {
         "diffprivlib.tools.mean(x, epsilon=ε, bounds=): Laplace((u−l)/(nε)), truncated",
     ),
     "private_clip": (_private_clip, "smoothdp.central.means.private_clip_mean(x, epsilon=ε, bounds=) (new)"),
-    "smooth_mean": (_smooth_mean, "smoothdp.mean(x, epsilon=ε/2, bounds=) (add/remove ε/2 ⇒ substitution ε)"),
+    "smooth_mean": (
+        _smooth_mean,
+        "smoothdp.mean(x, epsilon=ε/2, bounds=, neighbours='add_remove') (add/remove ε/2 ⇒ substitution ε)",
+    ),
     "gs_mean": (_gs_mean, "GlobalSensitivityMean(bounds=, epsilon=ε/2): noisy sum / noisy count, clamped"),
     "trimmed_5%": (_trimmed(0.05), "smoothdp.trimmed_mean(x, 0.05, epsilon=ε, bounds=)"),
     "trimmed_10%": (_trimmed(0.10), "smoothdp.trimmed_mean(x, 0.10, epsilon=ε, bounds=)"),

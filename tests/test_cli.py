@@ -156,9 +156,14 @@ def _release_lines(capsys, argv):
     return lines
 
 
-def test_release_mean_is_add_remove_and_quantile_takes_laplace_with_delta(capsys, ages_csv):
+def test_release_mean_is_substitution_add_remove_by_name_and_quantile_takes_laplace_with_delta(
+    capsys, ages_csv
+):
     common = [str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100", "--seed", "1"]
-    mean = _release_lines(capsys, ["release", "mean", *common])
+    default = _release_lines(capsys, ["release", "mean", *common])  # the library's default: substitution
+    assert default["guarantee"].startswith("guarantee:   1-DP — ") and "(n public)" in default["guarantee"]
+    assert "add/remove" not in default["guarantee"] and "clipped mean" in default["mechanism"]
+    mean = _release_lines(capsys, ["release", "mean", *common, "--neighbours", "add_remove"])
     assert "1-DP (add/remove)" in mean["guarantee"]
     assert "one record added or removed" in mean["guarantee"]
     # Nothing else is printed (n is private under add/remove: no record count).

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["WorkCounts", "count_work", "tally"]
+__all__ = ["WorkCounts", "count_work", "tally", "tally_passes"]
 
 
 @dataclass
@@ -62,6 +62,14 @@ def tally(name: str, amount: int = 1) -> None:
     active = _ACTIVE.get()
     for counts in active:
         counts.counts[name] += int(amount)
+
+
+def tally_passes(n: int, passes: int = 1) -> None:
+    """Count ``passes`` whole-data passes over n in-memory records (``data_passes`` and ``records_read``):
+    for the mechanisms that work on a prepared array rather than on :class:`~smoothdp.scale.engine.Records`
+    (the moments' exact sums, a clipped count)."""
+    tally("data_passes", passes)
+    tally("records_read", passes * int(n))
 
 
 @contextmanager

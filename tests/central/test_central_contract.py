@@ -32,10 +32,15 @@ from smoothdp.central import (
 )
 from smoothdp.central.inverse_sensitivity import InverseSensitivity
 from smoothdp.central.means import PrivateClipMean
+from smoothdp.central.moments import ClippedMean, ClippedVariance
+from smoothdp.central.noisy_moments import NoisyMoments
 from smoothdp.central.piecewise_laplace import PiecewiseLaplace
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.central.quantiles_nested import NestedJointQuantiles
+
+from smoothdp.central.range_moments import RangeMean, RangeVariance
+from smoothdp.central.range_sweep import SweepRange
 from smoothdp.central.scale_free import ScaleFreeQuantile
 from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
 from smoothdp.mechanism import REGISTRY, Mechanism
@@ -128,7 +133,13 @@ CASES = [
     ),
     (NoisyHistogram(bins=[0, 0.5, 1], epsilon=1.0), X, "add_remove"),
     (NoisyHistogram(categories=[0.1, 0.9], epsilon=1.0, neighbours="substitution"), X, "substitution"),
-
+    (ClippedMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (ClippedVariance(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeVariance(epsilon=1.0, bounds=(0, 1), ddof=0), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1), neighbours="add_remove"), X, "add_remove"),
+    (NoisyMoments(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
     (InverseSensitivity(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (PiecewiseLaplace(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (ScaleFreeQuantile(0.5, epsilon=1.0), X, "substitution"),

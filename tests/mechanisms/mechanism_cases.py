@@ -598,6 +598,10 @@ from counting_cases import counting_cases  # noqa: E402 (registry cases of smoot
 
 CASES += counting_cases()
 
+from moment_cases import moment_cases  # noqa: E402 (registry cases of the means and variances)
+
+CASES += moment_cases()
+
 
 # -- JointExp's default on a lattice: greedy splits and the private lattice test ----------------------------
 def _greedy_joint_cases() -> list[Case]:

@@ -54,6 +54,13 @@ RELEASES: dict[str, Callable[..., Any]] = {
     "quantile 0.9": lambda x, **k: smoothdp.quantile(x, 0.9, epsilon=0.5, bounds=(0.0, 100.0), **k),
     "trimmed mean": lambda x, **k: smoothdp.trimmed_mean(x, 0.1, epsilon=1.0, bounds=(0.0, 100.0), **k),
     "mean": lambda x, **k: smoothdp.mean(x, epsilon=1.0, bounds=(0.0, 100.0), **k),
+    "mean (add/remove)": lambda x, **k: smoothdp.mean(
+        x, epsilon=1.0, bounds=(0.0, 100.0), neighbours="add_remove", **k
+    ),
+    "variance": lambda x, **k: smoothdp.var(x, epsilon=1.0, bounds=(0.0, 100.0), **k),
+    "variance (add/remove)": lambda x, **k: smoothdp.var(
+        x, epsilon=1.0, bounds=(0.0, 100.0), neighbours="add_remove", **k
+    ),
 }
 
 

@@ -13,6 +13,9 @@
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
 * :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
   Gaussian); :mod:`.counting_batch`: their vectorized building blocks (all groups of a table in one call);
+* :mod:`.moments`, :mod:`.range_sweep`, :mod:`.range_moments`, :mod:`.noisy_moments`: the mean, variance and
+  standard deviation (global sensitivity on the declared bounds or on a private range, staircase noise;
+  noisy sums under add/remove), with their entry points in :mod:`.moments_api`;
   :mod:`.api`: numpy-style entry points.
 
 Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
@@ -28,10 +31,12 @@ from smoothdp._lazy import attach
 
 # Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
 # imported; api is what every use of the package loads anyway.
-from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
 
 __all__ = [
     "BoundedLocalSensitivity",
+    "ClippedMean",
+    "ClippedVariance",
     "ExponentialQuantile",
     "GaussianMean",
     "GlobalSensitivityMean",
@@ -45,6 +50,7 @@ __all__ = [
     "NestedJointQuantiles",
     "NoisyCount",
     "NoisyHistogram",
+    "NoisyMoments",
     "NoisySum",
     "OrderStatistic",
     "PiecewiseLaplace",
@@ -54,11 +60,14 @@ __all__ = [
     "PrivateRatio",
     "ProposeTestRelease",
     "Quantile",
+    "RangeMean",
+    "RangeVariance",
     "RecursiveQuantiles",
     "SampleAndAggregate",
     "ScaleFreeQuantile",
     "SmoothSensitivityMechanism",
     "Statistic",
+    "SweepRange",
     "TrimmedMean",
     "UnboundedQuantile",
     "UnboundedRange",
@@ -83,9 +92,11 @@ __all__ = [
     "ratio_local_sensitivity_laplace",
     "ratio_sensitivity_bound",
     "sample_and_aggregate",
+    "std",
     "sum",
     "trimmed_mean",
     "unbounded_quantile",
+    "var",
 ]
 
 _EXPORTS = {
@@ -100,6 +111,15 @@ _EXPORTS = {
     "bounded_local_sensitivity": "smoothdp.central.bounded_ls",
     "count_interval_halfwidth": "smoothdp.central.bounded_ls",
     "private_count_interval": "smoothdp.central.bounded_ls",
+    "ClippedMean": "smoothdp.central.moments",
+    "ClippedVariance": "smoothdp.central.moments",
+    "mean": "smoothdp.central.moments_api",
+    "std": "smoothdp.central.moments_api",
+    "var": "smoothdp.central.moments_api",
+    "NoisyMoments": "smoothdp.central.noisy_moments",
+    "RangeMean": "smoothdp.central.range_moments",
+    "RangeVariance": "smoothdp.central.range_moments",
+    "SweepRange": "smoothdp.central.range_sweep",
     "NoisyCount": "smoothdp.central.counting",
     "NoisyHistogram": "smoothdp.central.counting",
     "NoisySum": "smoothdp.central.counting",
@@ -153,11 +173,17 @@ _SUBMODULES = (
     "inverse_sensitivity",
     "means",
     "mechanisms",
+    "moment_sums",
+    "moments",
+    "moments_api",
     "no_bounds",
+    "noisy_moments",
     "piecewise_laplace",
     "private_bounds",
     "ptr",
     "quantiles",
+    "range_moments",
+    "range_sweep",
     "ratio",
     "sample_aggregate",
     "scale_free",
@@ -187,12 +213,18 @@ if TYPE_CHECKING:
     from smoothdp.central.inverse_sensitivity import InverseSensitivity
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+    from smoothdp.central.moments import ClippedMean, ClippedVariance
+    from smoothdp.central.moments_api import mean, std, var
     from smoothdp.central.no_bounds import private_range, unbounded_quantile
+    from smoothdp.central.noisy_moments import NoisyMoments
     from smoothdp.central.piecewise_laplace import PiecewiseLaplace
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
     from smoothdp.central.quantiles_nested import NestedJointQuantiles
+
+    from smoothdp.central.range_moments import RangeMean, RangeVariance
+    from smoothdp.central.range_sweep import SweepRange
     from smoothdp.central.ratio import (
         PrivateRatio,
         private_ratio,
