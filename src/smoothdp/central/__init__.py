@@ -222,7 +222,6 @@ if TYPE_CHECKING:
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
     from smoothdp.central.quantiles_nested import NestedJointQuantiles
-
     from smoothdp.central.range_moments import RangeMean, RangeVariance
     from smoothdp.central.range_sweep import SweepRange
     from smoothdp.central.ratio import (
