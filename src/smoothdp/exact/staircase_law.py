@@ -76,7 +76,9 @@ class StaircaseLaw:
         p = lo(d * np.where(d >= 0, e_lo, e_hi), BASIC_ERR)
         return np.maximum(w, lo(g + p, BASIC_ERR))
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: object = None) -> list[tuple[F64, F64]]:
+        """Enclosures of |Z| over the uniforms' boxes (``scratch``: the engine's buffers, unused here: the
+        staircase is rare enough that fresh arrays cost nothing; no long-double pass either)."""
         # −ln U₁ over the box, decreasing in U₁ (+inf at U₁ = 0); then t = −ln(U₁)/ε ≥ 0 and G = ⌊t⌋.
         nl_lo = -hi(np.log(u_hi[0]), ELEM_ERR)
         nl_hi = -lo(np.log(u_lo[0]), ELEM_ERR)
