@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import smoothdp.noise as noise_laws  # lazy (PEP 562): a family is imported when first used
+from smoothdp.keywords import check_keywords_of
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.validation import (
@@ -63,6 +64,7 @@ __all__ = [
     "calibrate",
     "check_noise_options",
     "laplace_dp_eta",
+    "noise_options_given",
     "privacy_constants",
 ]
 
@@ -250,6 +252,20 @@ def check_noise_options(noise: str, options: dict[str, Any], *, delta: float = 0
     return family
 
 
+def noise_options_given(
+    *,
+    df: float | None = None,
+    gamma: float | None = None,
+    dimension: int | None = None,
+    constants: str | None = None,
+) -> dict[str, Any]:
+    """The noise family's own keywords that were given (``None``: not given, the family's default), for
+    :func:`check_noise_options`: Student's T takes ``df`` and ``constants``, the generalized Cauchy
+    ``gamma``, ``dimension`` and ``constants``, PolyPlace and Laplace none."""
+    given = {"df": df, "gamma": gamma, "dimension": dimension, "constants": constants}
+    return {name: value for name, value in given.items() if value is not None}
+
+
 def calibrate(
     noise: str = DEFAULT_NOISE,
     *,
@@ -257,7 +273,10 @@ def calibrate(
     delta: float = 0.0,
     beta: float | None = None,
     model: str = "dp",
-    **options: Any,
+    df: float | None = None,
+    gamma: float | None = None,
+    dimension: int | None = None,
+    constants: str | None = None,
 ) -> Calibration:
     """Calibrate a smooth-sensitivity mechanism ``f(x) + S_β(x)·Z``.
 
@@ -312,6 +331,7 @@ def calibrate(
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
+    options = noise_options_given(df=df, gamma=gamma, dimension=dimension, constants=constants)
     family = check_noise_options(noise, options, delta=dlt)
     mdl = _check_choice("model", model, MODELS)
     df = options.get("df", 3)
@@ -493,3 +513,6 @@ def _check_constants(family: str, constants: str | None) -> str:
     if constants is None:
         return allowed[0]
     return _check_choice(f"constants (for {family})", constants, allowed)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -213,13 +213,21 @@ def test_calibrate_takes_the_budget_by_keyword_only():
         ("cauchy", {"df": 3}, "gamma, dimension, constants"),
         ("laplace", {"df": 3}, "none"),
         ("laplace", {"constants": "nrs"}, "none"),
-        ("student_t", {"shape": 2.0}, "df, constants"),
     ],
 )
 def test_options_of_another_family_are_refused_naming_the_valid_ones(family, options, valid):
     delta = {"delta": 1e-5} if family == "laplace" else {}
     with pytest.raises(TypeError, match=rf"noise='{family}' does not take .*; its keywords: {valid}$"):
         calibrate(family, epsilon=1.0, **delta, **options)
+
+
+def test_a_keyword_no_family_takes_is_a_typeerror_that_suggests():
+    with pytest.raises(TypeError, match=r"calibrate\(\) got an unexpected keyword argument 'shape'"):
+        calibrate("student_t", epsilon=1.0, shape=2.0)
+    with pytest.raises(TypeError, match=r"'degrees_of_freedom'.*its keywords: .*\bdf\b"):
+        calibrate("student_t", epsilon=1.0, degrees_of_freedom=2.0)
+    with pytest.raises(TypeError, match=r"'gama'; did you mean 'gamma'\?"):
+        calibrate("cauchy", epsilon=1.0, gama=2.0)
 
 
 def test_each_family_accepts_its_own_options():

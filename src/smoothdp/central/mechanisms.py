@@ -70,10 +70,13 @@ class SmoothSensitivityMechanism(Mechanism):
     numerics
         ``"exact"`` (default): the released float is exactly ``grid.round(f(x) + S_β(x)·Z)`` for the exact
         statistic and the public grid of the bounds. ``"float"``: the float fast path (not hardened).
-    **noise_options
-        The noise family's own keywords (``df``, ``constants`` for Student's T; ``gamma``, ``constants``
-        for the generalized Cauchy; none for PolyPlace and Laplace). Any other keyword is a
-        ``TypeError`` naming the valid ones.
+    df
+        Degrees of freedom of Student's T (``noise="student_t"`` only; default 3).
+    gamma
+        Exponent γ > 1 of the generalized Cauchy (``noise="cauchy"`` only; default 4).
+    constants
+        ``None`` (the tightest proven constants) or ``"bun_steinke"`` (Student's T) / ``"nrs"`` (Cauchy),
+        for comparison. A keyword the family does not take is a ``ValueError`` naming the valid ones.
 
     Notes
     -----
@@ -97,11 +100,13 @@ class SmoothSensitivityMechanism(Mechanism):
         beta: float | None = None,
         noise: str = _calibration.DEFAULT_NOISE,
         numerics: str = "exact",
-        **noise_options: Any,
+        df: float | None = None,
+        gamma: float | None = None,
+        constants: str | None = None,
     ) -> None:
-        _calibration.check_noise_options(noise, noise_options, delta=delta)
         cal = _calibration.calibrate(
-            noise, epsilon=epsilon, delta=delta, beta=beta, model="dp", **noise_options
+            noise, epsilon=epsilon, delta=delta, beta=beta, model="dp", df=df, gamma=gamma,
+            constants=constants,
         )
         self._setup(statistic, cal, numerics)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.calibration import DEFAULT_NOISE, NOISE_OPTIONS, Calibration, calibrate, check_noise_options
+from smoothdp.calibration import DEFAULT_NOISE, Calibration, calibrate
 from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.geo._common import USER_BLOCK, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
@@ -66,9 +66,13 @@ class SmoothSensitivityMechanism(GeoMechanism):
         ``"exact"`` (default): each report is exactly R(f(x) + S·Z), R the public grid
         ``OutputGrid.for_bounds(*query.value_range)``; ``"float"``: f + S·Z in floats (not hardened; the
         guarantee assumes idealized arithmetic). Keyword-only; recorded in ``Release.sampler``.
-    **noise_options
-        The family's own keywords: ``df`` and ``constants`` for Student's T, ``gamma`` and ``constants`` for
-        Cauchy; none for PolyPlace and Laplace. Anything else is a ``TypeError`` naming the valid ones.
+    df
+        Degrees of freedom of Student's T (``noise="student_t"`` only; default 3).
+    gamma
+        Exponent γ > 1 of the generalized Cauchy (``noise="cauchy"`` only; default 4).
+    constants
+        ``None`` (the tightest proven constants) or ``"bun_steinke"`` (Student's T) / ``"nrs"`` (Cauchy).
+        A keyword the family does not take is refused, naming the valid ones.
 
     Attributes
     ----------
@@ -91,21 +95,16 @@ class SmoothSensitivityMechanism(GeoMechanism):
         delta: float = 0.0,
         beta: float | None = None,
         numerics: str = "exact",
-        **noise_options: Any,
+        df: float | None = None,
+        gamma: float | None = None,
+        constants: str | None = None,
     ) -> None:
         if not isinstance(query, GeoQuery):
             raise TypeError(f"query must be a smoothdp.geo query; got {type(query).__name__}")
         self.query = query
         eps, dlt = check_epsilon(epsilon), check_delta(delta)
-        family = check_noise_options(noise, noise_options, delta=dlt)
-        if "dimension" in noise_options:  # a geo query releases one number per query and user
-            valid = ", ".join(o for o in NOISE_OPTIONS[family] if o != "dimension") or "none"
-            raise TypeError(
-                f"SmoothSensitivityMechanism does not take 'dimension' (one number per query and user); "
-                f"noise={family!r} keywords: {valid}"
-            )
         self.calibration: Calibration = calibrate(
-            family, epsilon=eps, delta=dlt, beta=beta, model="geo", **noise_options
+            noise, epsilon=eps, delta=dlt, beta=beta, model="geo", df=df, gamma=gamma, constants=constants
         )
         self.source = f"{type(self).source}; noise: {self.calibration.source}"
         self._set_guarantee(self.calibration.guarantee)
