@@ -47,6 +47,7 @@ from types import TracebackType
 from typing import Any
 
 from smoothdp.composition import advanced_composition, basic_composition, epsilon_delta, zcdp_composition
+from smoothdp.keywords import check_keywords_of
 from smoothdp.ledger.chain import check_key
 from smoothdp.ledger.records import ChainHead, Charge, LedgerTampered, guarantee_from_dict
 from smoothdp.ledger.store import LedgerStore, MemoryStore, new_definition
@@ -594,3 +595,6 @@ def charge(accountant: Accountant | None, guarantee: PrivacyGuarantee, *, label:
     if not isinstance(accountant, Accountant):
         raise TypeError(f"accountant must be a smoothdp.Accountant or None; got {type(accountant).__name__}")
     accountant.charge(guarantee, label=label)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -28,6 +28,7 @@ from fractions import Fraction
 from functools import reduce
 from typing import Any
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.validation import check_delta, check_epsilon, check_positive
 
 __all__ = [
@@ -268,3 +269,6 @@ def compose(*guarantees: PrivacyGuarantee) -> PrivacyGuarantee:
         if not isinstance(g, PrivacyGuarantee):
             raise TypeError(f"compose takes guarantee objects; got {type(g).__name__}")
     return reduce(_compose_pair, guarantees)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.privacy import PrivacyGuarantee
 
 __all__ = ["SIMULATION_NOTE", "NotPrivate", "Release"]
@@ -199,3 +200,6 @@ class Release:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython / Jupyter
         printer.text(repr(self))
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -40,6 +40,8 @@ from functools import lru_cache
 import numpy as np
 from randomgen import AESCounter, ChaCha
 
+from smoothdp.keywords import check_keywords_of
+
 __all__ = [
     "SeedLike",
     "StreamKey",
@@ -242,3 +244,6 @@ def stream_key(rng: np.random.Generator) -> StreamKey:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (see resolve_rng); got {type(rng).__name__}")
     return StreamKey(key=int.from_bytes(rng.bytes(32), "little"), secure=is_secure(rng))
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

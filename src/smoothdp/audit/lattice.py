@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact.grid import OutputGrid
+from smoothdp.keywords import check_keywords_of
 
 __all__ = [
     "NUMPY_DOUBLE_BITS",
@@ -362,3 +363,6 @@ def unproducible_share(
     if ok.shape != y.shape:
         raise ValueError(f"producible_fn must return one bool per output; got shape {ok.shape} for {y.shape}")
     return float(np.count_nonzero(~ok)) / y.size
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.calibration import Calibration
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise import NoiseDistribution
 from smoothdp.sensitivity.growth import log_growth
 from smoothdp.validation import check_data, check_positive
@@ -526,3 +527,6 @@ def _interval_mass(
     right = noise.sf(np.maximum(a, 0.0)) - noise.sf(np.maximum(b, 0.0))
     left = noise.cdf(np.minimum(b, 0.0)) - noise.cdf(np.minimum(a, 0.0))
     return np.maximum(right, 0.0) + np.maximum(left, 0.0)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_delta, check_epsilon, check_int, check_probability
 
@@ -254,3 +255,6 @@ def _one_repetition(
         lowers[name] = float(_cp_lower(k_a, rest, a_one)) - e_eps * float(_cp_upper(k_b, rest, a_one))
     direction = max(lowers, key=lambda key: lowers[key])
     return float(estimate), max(lowers[direction], 0.0), float(upper), direction, int(m)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -37,6 +37,7 @@ from smoothdp.accounting import Accountant
 from smoothdp.central.ratio import ratio_local_sensitivity
 from smoothdp.central.statistics import Median, PreparedData
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Gaussian, Laplace
 from smoothdp.privacy import ZCDP, PureDP
@@ -320,3 +321,6 @@ def ratio_local_sensitivity_laplace(
         check_int("size", size, minimum=1), resolve_rng(rng), numerics="float"
     )
     return np.asarray(a / b + noise, dtype=np.float64)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.noise.exact_integer import discrete_laplace, rate_at_most
@@ -252,3 +253,6 @@ def bounded_local_sensitivity(
     )
     exact = value if isinstance(value, Fraction) else float(value)
     return mech.release(exact, accountant=accountant, rng=rng)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

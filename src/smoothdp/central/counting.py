@@ -43,6 +43,7 @@ from smoothdp.central.counting_batch import (
     grouped_sums,
 )
 from smoothdp.central.counting_noise import IntegerNoise, calibrate_integer_noise
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import check_neighbours
 from smoothdp.release import NotPrivate, Release
@@ -382,3 +383,6 @@ def histogram(
         neighbours=neighbours,
     )  # fmt: skip
     return mech.release(x, accountant=accountant, rng=rng)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

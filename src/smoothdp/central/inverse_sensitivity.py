@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from smoothdp.central.quantiles import exact_categorical, log_weight_margin, prepare_data
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on_grid
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
@@ -270,3 +271,6 @@ class InverseSensitivity(ReachMechanism):
     def __repr__(self) -> str:
         what = f"q={self.q:g}" if self.q is not None else "reach"
         return f"InverseSensitivity({what}, {self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -34,6 +34,7 @@ from smoothdp.accounting import Accountant
 from smoothdp.central.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
 from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.privacy import PureDP
@@ -234,3 +235,6 @@ def private_clip_mean(
         numerics=numerics,
     )
     return mech.release(x, accountant=accountant, rng=rng)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

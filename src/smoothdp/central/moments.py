@@ -30,6 +30,7 @@ from smoothdp.central.moment_sums import exact_variance
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace, NoiseDistribution, Staircase
 from smoothdp.privacy import PureDP
@@ -359,3 +360,6 @@ class ClippedVariance(_OnDeclaredBounds):
             details={**self._details(), "ddof": self.ddof},
             not_private=out.not_private(),
         )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

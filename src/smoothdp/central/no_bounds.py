@@ -28,6 +28,7 @@ from smoothdp.accounting import Accountant, charge
 from smoothdp.central.choose import choose_unbounded_method
 from smoothdp.central.scale_free import ScaleFreeQuantile
 from smoothdp.central.unbounded import PROOF_RANGE, UnboundedQuantile, UnboundedRange, prepare_unbounded
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
@@ -173,3 +174,6 @@ def release_in_private_range(
         source=f"{inner.source}; range: {ranger.source}",
         details=details,
     )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

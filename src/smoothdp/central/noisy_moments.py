@@ -42,6 +42,7 @@ from smoothdp.central.moments import (
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
@@ -164,3 +165,6 @@ class NoisyMoments(Mechanism):
             },
             not_private=NotPrivate(extra={"noise_scales": self.sensitivities}),
         )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from smoothdp.central.inverse_sensitivity import ReachMechanism
 from smoothdp.exact import truncated_exponential_on_grid, uniform_on_grid
+from smoothdp.keywords import check_keywords_of
 
 __all__ = ["PiecewiseLaplace"]
 
@@ -78,3 +79,6 @@ class PiecewiseLaplace(ReachMechanism):
     def __repr__(self) -> str:
         what = f"q={self.q:g}" if self.q is not None else "reach"
         return f"PiecewiseLaplace({what}, {self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from smoothdp.central.quantiles import log_weight_margin, sample_em_quantile
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
@@ -134,3 +135,5 @@ class PrivateRange(Mechanism):
     def __repr__(self) -> str:
         return f"PrivateRange({self.guarantee}, scale={self.scale:g}, octaves={self.octaves})"
 
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

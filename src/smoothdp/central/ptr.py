@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.accounting import Accountant
 from smoothdp.central.statistics import PreparedData, Statistic
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.privacy import ApproxDP
@@ -263,3 +264,6 @@ def propose_test_release(
         numerics=numerics,
     )
     return mech.release(x, accountant=accountant, rng=rng)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

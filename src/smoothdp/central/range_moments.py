@@ -57,6 +57,7 @@ from smoothdp.central.moments import (
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.range_sweep import RangeFinder, SweepRange
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.noise.discrete_laplace import MAX_SCALE
@@ -343,3 +344,6 @@ class RangeVariance(_OnPrivateRange):
         )
         value = math.sqrt(max(out.value, 0.0)) if self.root else out.value
         return self._finish(out, value, stage, ddof=self.ddof)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

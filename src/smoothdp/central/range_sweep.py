@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.quantiles import prepare_data
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace
 from smoothdp.noise.discrete_laplace import MAX_SCALE
@@ -182,3 +183,6 @@ class SweepRange(Mechanism):
 
     def __repr__(self) -> str:
         return f"SweepRange({self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

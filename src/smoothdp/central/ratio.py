@@ -50,6 +50,7 @@ from smoothdp.accounting import Accountant
 from smoothdp.central.bounded_ls import SOURCE as BOUNDED_LS_SOURCE
 from smoothdp.central.bounded_ls import count_interval_halfwidth
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Laplace
 from smoothdp.noise.exact_integer import discrete_laplace, rate_at_most
@@ -356,3 +357,6 @@ def private_ratio(
         numerics=numerics,
     )
     return mech.release((a, b), accountant=accountant, rng=rng)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

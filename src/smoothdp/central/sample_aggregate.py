@@ -75,6 +75,7 @@ from smoothdp.accounting import Accountant
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.statistics import Median
 from smoothdp.exact import Enclosure, OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
 from smoothdp.privacy import Guarantee, PureDP, check_neighbours
@@ -542,3 +543,6 @@ def sample_and_aggregate(
         **median_options,
     )
     return mech.release(x, accountant=accountant, rng=rng, engine=engine)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

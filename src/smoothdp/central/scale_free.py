@@ -48,6 +48,7 @@ from smoothdp.exact import (
     sampler_label,
     uniform_on_grid,
 )
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
@@ -271,3 +272,6 @@ class ScaleFreeQuantile(Mechanism):
 
     def __repr__(self) -> str:
         return f"ScaleFreeQuantile(q={self.q:g}, {self.guarantee})"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

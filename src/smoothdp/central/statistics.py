@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
+from smoothdp.keywords import check_keywords_of
 from smoothdp.scale.engine import Records, as_records
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.sums import exact_sum
@@ -441,3 +442,6 @@ class Mean(Statistic):
 
     def _global_sensitivity(self, n: int) -> float:
         return self.upper - self.lower
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

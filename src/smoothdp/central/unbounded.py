@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.exact import check_numerics
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace
 from smoothdp.privacy import PureDP, check_neighbours
@@ -515,3 +516,6 @@ class UnboundedRange(Mechanism):
             details=self.details(),
             not_private=NotPrivate(),
         )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

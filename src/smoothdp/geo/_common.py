@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.accounting import Accountant, charge
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.geo._query import GeoQuery
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import Guarantee
 from smoothdp.release import Release
@@ -408,3 +409,6 @@ class GeoMechanism(Mechanism):
             f"{type(self).__name__}({self.query.name}, {self.per_query} per report; "
             f"{self.guarantee} per user and call)"
         )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -40,6 +40,7 @@ from scipy import special
 from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.geo._common import USER_BLOCK, GeoEstimate, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise import Laplace, PlanarLaplace
 from smoothdp.privacy import GeoPrivacy, PureDP
 from smoothdp.release import Release
@@ -449,3 +450,6 @@ def quadrant_fractions(points: ArrayLike, t1: ArrayLike, t2: ArrayLike) -> NDArr
     ra = np.searchsorted(oa, a, side="right")
     rb = np.searchsorted(ob, b, side="right")
     return tail[np.ix_(ra, rb)] / x.shape[0]
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.exact import Enclosure
 from smoothdp.geo._exact import TINY, arb_of, working_precision
 from smoothdp.geo._query import GeoQuery, as_parameter
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth, check_growth
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_positive
@@ -432,3 +433,6 @@ class GaussianKDE(GeoQuery):
             sel = h_full == h
             sens[sel] = kde_smooth_profile(c[sel], beta * float(h), growth) / float(h)
         return np.maximum(round_up(sens), _S_FLOOR)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.geo._query import GeoQuery
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.sensitivity.numeric import GridLipschitzBound
 from smoothdp.validation import check_bool, check_bounds, check_positive
@@ -236,3 +237,6 @@ class LipschitzQuery(GeoQuery):
     def _smooth_sensitivity(self, x: NDArray[np.float64], beta: float, growth: Growth) -> NDArray[np.float64]:
         res = self.bound.smooth_sensitivity(self._flat(x), beta, growth)
         return res.upper.reshape(self.user_shape(x))
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

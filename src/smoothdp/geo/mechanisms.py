@@ -23,6 +23,7 @@ from smoothdp.calibration import DEFAULT_NOISE, Calibration, calibrate
 from smoothdp.exact import OutputGrid, add_noise
 from smoothdp.geo._common import USER_BLOCK, GeoMechanism, user_blocks
 from smoothdp.geo._query import GeoQuery
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.validation import check_delta, check_epsilon
 
@@ -169,3 +170,6 @@ class SmoothSensitivityMechanism(GeoMechanism):
         f, s = self.query.value_and_smooth_sensitivity(pts, self.beta, self.growth)
         y = np.asarray(y, dtype=np.float64)
         return self.calibration.noise.logpdf((y - f) / s) - np.log(s)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -47,6 +47,7 @@ from smoothdp.geo._exact import (
 )
 from smoothdp.geo._laplace_moments import above_probability, quadrant_probability, ramp_moments
 from smoothdp.geo._query import GeoQuery, as_parameter
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.sensitivity.ramps import convex_ramp_lipschitz, convex_ramp_smooth_sensitivity
 
@@ -361,3 +362,6 @@ class TwoWayThreshold(_ConvexRamp):
         t1, t2 = self._coords(self.thresholds, x.ndim - 1)
         p = quadrant_probability(t1 - x[..., 0], t2 - x[..., 1], scale, 4 * quadrature)
         return p, p * (1.0 - p)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

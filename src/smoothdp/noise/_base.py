@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_positive
 
@@ -152,3 +153,6 @@ class NoiseDistribution(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._params()})"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

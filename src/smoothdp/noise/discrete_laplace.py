@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import check_numerics
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise.exact_integer import discrete_laplace
 from smoothdp.rng import SeedLike, resolve_rng
@@ -146,3 +147,6 @@ class DiscreteLaplace(NoiseDistribution):
 
     def var(self) -> float:
         return self._var_std()
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from smoothdp.exact.normal import GaussianLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 
 __all__ = ["Gaussian"]
@@ -45,3 +46,6 @@ class Gaussian(NoiseDistribution):
 
     def _var_std(self) -> float:
         return 1.0
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

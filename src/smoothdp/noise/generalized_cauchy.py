@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.exact.cauchy import GeneralizedCauchyLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_in_range
@@ -157,3 +158,6 @@ class GeneralizedCauchy(NoiseDistribution):
 
     def _params(self) -> str:
         return f"gamma={self.gamma:g}, scale={self.scale:g}"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

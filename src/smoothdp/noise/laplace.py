@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.exact.laws import LaplaceLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 
 __all__ = ["Laplace"]
@@ -42,3 +43,6 @@ class Laplace(NoiseDistribution):
 
     def _var_std(self) -> float:
         return 2.0
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

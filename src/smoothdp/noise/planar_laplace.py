@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from smoothdp.exact.planar import PlanarLaplaceLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.validation import check_data
 
@@ -70,3 +71,6 @@ class PlanarLaplace(NoiseDistribution):
 
     def _var_std(self) -> float:
         return 3.0
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.exact.laws import PolyPlaceLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.validation import check_in_range
 
@@ -191,3 +192,6 @@ class PolyPlace(NoiseDistribution):
 
     def _params(self) -> str:
         return f"scale={self.scale:g}, shape={self.shape:g}"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

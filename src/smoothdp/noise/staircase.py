@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.exact.staircase_law import StaircaseLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.validation import check_epsilon, check_in_range
 
@@ -152,3 +153,6 @@ class Staircase(NoiseDistribution):
 
     def _params(self) -> str:
         return f"scale={self.scale:g}, epsilon={self.epsilon:g}, gamma={self.gamma:.6g}"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

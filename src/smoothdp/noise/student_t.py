@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from smoothdp.exact.laws import StudentTLaw
+from smoothdp.keywords import check_keywords_of
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_positive
@@ -142,3 +143,6 @@ def _standard_t3(size: Size, rng: np.random.Generator) -> NDArray[np.float64]:
     u /= den
     np.sqrt(u, out=u)
     return np.copysign(u, w, out=u).reshape(shape)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

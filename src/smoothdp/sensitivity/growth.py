@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.validation import check_positive
 
 __all__ = ["GROWTHS", "Growth", "check_growth", "growth", "log_growth", "smoothness_violation"]
@@ -62,3 +63,6 @@ def smoothness_violation(
     s1 = np.asarray(s_x, dtype=np.float64)
     s2 = np.asarray(s_x_prime, dtype=np.float64)
     return float(np.max(np.log(s1) - np.log(s2) - log_growth(distance, beta, growth)))
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth, check_growth, log_growth
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_data, check_int, check_positive
@@ -415,3 +416,6 @@ def numeric_smooth_sensitivity(
         curvature=res.curvature,
         curvature_estimated=res.curvature_estimated,
     )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

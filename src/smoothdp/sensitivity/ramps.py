@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.sensitivity.growth import Growth, check_growth, log_growth
 from smoothdp.sensitivity.rounding import round_up
 from smoothdp.validation import check_positive
@@ -108,3 +109,6 @@ def convex_ramp_smooth_sensitivity(
     np.exp(edge, out=edge)
     np.divide(edge, w, out=edge)
     return round_up(np.maximum(lip, edge, out=lip))
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

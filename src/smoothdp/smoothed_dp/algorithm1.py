@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.smoothed_dp._logmath import logsumexp_or_neginf
 from smoothdp.smoothed_dp.base import (
     AnonymousMechanism,
@@ -202,3 +203,6 @@ def smoothed_delta(
         exact_max=True,
         evaluated=evaluated,
     )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

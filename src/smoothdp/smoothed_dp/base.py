@@ -25,6 +25,7 @@ from typing import Any, ClassVar, NoReturn, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.smoothed_dp._logmath import log1mexp, logsumexp_or_neginf
 from smoothdp.validation import check_data, check_int
 
@@ -363,3 +364,6 @@ class SmoothedDPMechanism:
     def _unsupported(self, function: str, why: str = "") -> NoReturn:
         reason = f": {why}" if why else ""
         raise TypeError(f"mechanism: {function} does not apply to {type(self).__name__}{reason}")
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

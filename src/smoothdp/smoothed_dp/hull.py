@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.validation import check_data
 
 __all__ = ["check_distributions", "hull_vertices"]
@@ -66,3 +67,6 @@ def hull_vertices(distributions: ArrayLike) -> NDArray[np.float64]:
         if res.status == 0:
             keep[i] = False
     return pi[keep]
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

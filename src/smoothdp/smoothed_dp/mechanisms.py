@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.smoothed_dp.algorithm1 import general_smoothed_delta
 from smoothdp.smoothed_dp.base import (
@@ -300,3 +301,6 @@ class SamplingAverage(SmoothedDPMechanism):
         self, epsilon: float, n: int, distributions: ArrayLike, mixtures: str | int
     ) -> SmoothedDelta:
         raise TypeError("SamplingAverage is continuous: δ_SDP = T/n for any continuous Π (Theorem 4)")
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.smoothed_dp.base import (
     AnonymousMechanism,
     ProfileValue,
@@ -108,3 +109,6 @@ def binary_privacy_profile(
     n = check_int("n", n, minimum=1)
     eps = check_epsilon(epsilon)
     return mechanism._binary_log_profile(n, eps, counts)
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

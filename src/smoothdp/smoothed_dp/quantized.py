@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.smoothed_dp.base import (
     ProfileValue,
@@ -485,3 +486,6 @@ def quantized_average_profile(
         where[0],
         f"exact subset-sum recursion ({neighbours} neighbours)",
     )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
