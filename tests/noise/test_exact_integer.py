@@ -175,6 +175,63 @@ def test_run_lengths_carry_successes_across_chunks(monkeypatch):
 
     monkeypatch.setattr(ei, "bernoulli_exp_neg_rational", fake_trials)
     monkeypatch.setattr(ei, "_run_lengths_chunk", lambda missing, fail_rate: 20)
-    draws = ei.geometric(Fraction(3), 5, default_rng(0))
+    draws = ei.geometric_by_trials(Fraction(3), 5, default_rng(0))
     assert draws.tolist() == [50, 3, 0, 7, 0]
     assert len(used) >= 3  # the first chunks held no failure at all
+
+
+@pytest.mark.parametrize("rate", [Fraction(1, 3), Fraction(7, 5), Fraction(1, 64)])
+def test_table_entries_are_the_exact_floors(rate):
+    """F_g = ⌊e^{−λg}·2^64⌋ for every g with F_g ≥ 1, against mpmath at 200 digits (written apart)."""
+    import mpmath
+
+    import smoothdp.noise.exact_integer as ei
+
+    table = ei._thresholds(rate.numerator, rate.denominator)
+    with mpmath.workdps(200):
+        lam = mpmath.mpf(rate.numerator) / rate.denominator
+        want = [
+            int(mpmath.floor(mpmath.exp(-lam * g) * mpmath.mpf(2) ** 64)) for g in range(1, table.size + 2)
+        ]
+    assert table.tolist() == want[: table.size] and want[table.size] == 0
+
+
+class _Words:
+    """A generator whose 64-bit words are given (then uniform)."""
+
+    def __init__(self, words, seed=0):
+        self.words, self.rest = list(words), default_rng(seed)
+
+    def integers(self, low, high, size=None, dtype=np.int64):
+        if size is None:
+            return np.uint64(self.words.pop(0)) if self.words else self.rest.integers(low, high, dtype=dtype)
+        out = self.rest.integers(low, high, size=size, dtype=dtype)
+        k = min(len(self.words), int(size))
+        out[:k] = np.array(self.words[:k], dtype=np.uint64)
+        del self.words[:k]
+        return out
+
+
+def test_words_on_a_table_entry_are_refined_exactly():
+    """A word equal to F_g (U straddles e^{−λg}) or 0 (U below the table) takes more words; the draw is
+    ⌊−ln(U)/λ⌋ of the refined U, checked with mpmath; a broken twin that skips the refinement errs."""
+    import mpmath
+
+    import smoothdp.noise.exact_integer as ei
+
+    rate = Fraction(1, 3)
+    table = ei._thresholds(1, 3)
+    tail = [2**63, 5, 2**64 - 1]  # the second words of the three tied draws
+    words = [int(table[0]), int(table[10]), 0, 12345]
+    draws = ei.geometric_by_table(rate, 4, _Words(words + tail))
+
+    def exact(first, second):
+        with mpmath.workdps(100):
+            u = (mpmath.mpf(first) * 2**64 + second + mpmath.mpf(1) / 2) / mpmath.mpf(2) ** 128
+            return int(mpmath.floor(-mpmath.log(u) * 3))
+
+    assert draws.tolist()[:3] == [exact(w, t) for w, t in zip(words[:3], tail, strict=True)]
+    with mpmath.workdps(50):
+        assert draws[3] == int(mpmath.floor(-mpmath.log((12345 + 0.5) / mpmath.mpf(2) ** 64) * 3))
+    # Broken twin: deciding a tied word from its first 64 bits alone (a < F_g false) is off by one.
+    assert draws[0] != int(np.count_nonzero(table > np.uint64(words[0])))

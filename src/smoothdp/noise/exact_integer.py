@@ -9,8 +9,10 @@ Gaussian for differential privacy*, NeurIPS 2020, Algorithms 1 and 2, rearranged
 * :func:`bernoulli_exp_neg`: Bernoulli(e^{−γ}) for γ = num/den ∈ [0, 1], by the alternating series
   e^{−γ} = P(K odd), P(K ≥ k) = γ^{k−1}/(k−1)! (each step a Bernoulli(γ)·Bernoulli(1/k));
 * :func:`bernoulli_exp_neg_rational`: any rational γ ≥ 0, as e^{−⌊γ⌋}·e^{−(γ−⌊γ⌋)};
-* :func:`geometric`: P(G = g) = (1 − e^{−λ})e^{−λg} for a rational rate λ, as G = U + T·V with
-  T = ⌈1/λ⌉, U ∈ {0, …, T−1} of mass ∝ e^{−λu} (by rejection) and V geometric with rate λT;
+* :func:`geometric`: P(G = g) = (1 − e^{−λ})e^{−λg} for a rational rate λ: for λ ≥ 2⁻⁶ by inversion of
+  one uniform 64-bit word against an exact table of ⌊e^{−λg}·2⁶⁴⌋ (built once per rate in ball
+  arithmetic; a word equal to a table entry takes more words); below, as G = U + T·V with T = ⌈1/λ⌉,
+  U ∈ {0, …, T−1} of mass ∝ e^{−λu} (by rejection) and V geometric with rate λT;
 * :func:`discrete_laplace`: K = G₁ − G₂, P(K = k) ∝ e^{−λ|k|}.
 
 Vectorized: each loop below runs over the *steps* of the algorithms (a few dozen for 10⁶ draws), never
@@ -23,6 +25,7 @@ of a mechanism calibrated to the unrounded rate still holds).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -33,11 +36,14 @@ from numpy.typing import NDArray
 __all__ = [
     "MAX_DENOMINATOR",
     "MIN_RATE",
+    "TABLE_MIN_RATE",
     "bernoulli_exp_neg",
     "bernoulli_exp_neg_rational",
     "check_rate",
     "discrete_laplace",
     "geometric",
+    "geometric_by_table",
+    "geometric_by_trials",
     "rate_at_most",
 ]
 
@@ -139,6 +145,109 @@ def bernoulli_exp_neg_rational(gamma: Fraction, n: int, rng: np.random.Generator
 
 def geometric(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
     """Geometric draws G ≥ 0 with P(G = g) = (1 − e^{−λ})·e^{−λg}, λ = ``rate`` (exact).
+
+    For λ ≥ 2⁻⁶ (:data:`TABLE_MIN_RATE`): by inversion against an exact table (:func:`geometric_by_table`:
+    one uniform 64-bit word per draw); below, from Bernoulli trials (:func:`geometric_by_trials`).
+    """
+    lam = check_rate(rate)
+    if lam >= TABLE_MIN_RATE:
+        return geometric_by_table(lam, size, rng)
+    return geometric_by_trials(lam, size, rng)
+
+
+#: Smallest rate drawn by the table (it has ⌊64·ln 2/λ⌋ + 1 ≤ 2,840 entries, built in about 30 ms).
+TABLE_MIN_RATE = Fraction(1, 1 << 6)
+
+
+#: Buckets of the table's lookup: the top 16 bits of a word.
+_BUCKET_SHIFT = np.uint64(48)
+
+
+@functools.lru_cache(maxsize=32)
+def _lookup(p: int, q: int) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.bool_]]:
+    """The table F (decreasing) and, per bucket of words with the same top 16 bits, #{g : F_g > a} for
+    every word a of the bucket and whether a table entry lies in the bucket (then it is searched)."""
+    table = _thresholds(p, q)
+    ascending = table[::-1]
+    starts = np.arange(1 << 16, dtype=np.uint64) << _BUCKET_SHIFT
+    ends = starts | np.uint64((1 << 48) - 1)
+    count = (table.size - np.searchsorted(ascending, ends, side="right")).astype(np.int64)
+    mixed = np.searchsorted(ascending, starts, side="left") != np.searchsorted(ascending, ends, side="right")
+    return table, count, mixed
+
+
+@functools.lru_cache(maxsize=32)
+def _thresholds(p: int, q: int) -> NDArray[np.uint64]:
+    """F_g = ⌊e^{−λg}·2⁶⁴⌋ for g = 1 … g_max (every g with F_g ≥ 1), λ = p/q, computed in ball arithmetic
+    and accepted only where the ball decides the floor (more precision otherwise). Decreasing in g."""
+    from flint import arb, ctx
+
+    g_max = math.floor(64 * math.log(2) * q / p) + 2
+    out = []
+    prec = 192
+    g = 1
+    while g <= g_max:
+        with ctx.workprec(prec):
+            v = (-(arb(p) / arb(q)) * g).exp() * arb(2) ** 64
+            f = v.floor().unique_fmpz()
+        if f is None:  # the ball straddles an integer: more bits
+            prec *= 2
+            continue
+        if int(f) < 1:
+            break
+        out.append(int(f))
+        g += 1
+    return np.array(out, dtype=np.uint64)
+
+
+def geometric_by_table(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
+    """Geometric draws by exact inversion: with U uniform on (0, 1), G = #{g ≥ 1 : U < e^{−λg}} has
+    P(G ≥ g) = e^{−λg}. One uniform word a gives U ∈ [a, a + 1)·2⁻⁶⁴, and U < e^{−λg} is decided by
+    integers: true if a < F_g = ⌊e^{−λg}2⁶⁴⌋, false if a > F_g (e^{−λg}2⁶⁴ is not an integer for g ≥ 1);
+    a = F_g (or a = 0, where U may lie below the table) is refined by more words (:func:`_refine`,
+    probability below (g_max + 1)·2⁻⁶⁴). No floating-point function decides an outcome
+    (docs/theory/counting-queries.md#exact-integer-samplers)."""
+    lam = check_rate(rate)
+    shape, n = _flat_size(size)
+    table, count, mixed = _lookup(lam.numerator, lam.denominator)
+    words = rng.integers(0, 1 << 64, size=n, dtype=np.uint64)
+    bucket = (words >> _BUCKET_SHIFT).astype(np.intp)
+    out = count[bucket]  # #{g : F_g > a}, exact unless a table entry lies in a's bucket
+    search = np.flatnonzero(mixed[bucket])
+    if search.size:
+        ascending = table[::-1]
+        sub = words[search]
+        above = np.searchsorted(ascending, sub, side="right")  # #{g : F_g ≤ a}
+        out[search] = table.size - above
+        tied = np.searchsorted(ascending, sub, side="left") != above  # a = F_g for some g
+        for i in search[tied | (sub == 0)]:
+            out[i] = _refine(int(words[i]), lam, rng)
+    return out.reshape(shape)
+
+
+def _refine(first: int, lam: Fraction, rng: np.random.Generator) -> int:
+    """G for U = (first·2^{64k} + more words)/2^{64(k+1)}: words are added until the interval of U lies
+    strictly between two thresholds e^{−λ(g+1)} < U < e^{−λg}, decided in ball arithmetic."""
+    from flint import arb, ctx
+
+    a, bits = first, 64
+    while True:
+        with ctx.workprec(bits + 128):
+            lo = arb(a) / arb(2) ** bits
+            hi = arb(a + 1) / arb(2) ** bits
+            rate = arb(lam.numerator) / arb(lam.denominator)
+            if a > 0:  # G = ⌊−ln(U)/λ⌋ for U in (lo, hi), if it is the same at both ends
+                t = (-(hi.log()) / rate).union(-(lo.log()) / rate)
+                g = t.floor().unique_fmpz()
+                if g is not None:
+                    return int(g)
+        a = (a << 64) | int(rng.integers(0, 1 << 64, dtype=np.uint64))
+        bits += 64
+
+
+def geometric_by_trials(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
+    """Geometric draws G ≥ 0 with P(G = g) = (1 − e^{−λ})·e^{−λg}, λ = ``rate`` (exact), from Bernoulli
+    trials in integer arithmetic.
 
     λ ≥ 1: G counts the successes of Bernoulli(e^{−λ}) before the first failure. λ < 1: G = U + T·V with
     T = ⌈1/λ⌉ ≥ 2, U on {0, …, T−1} with P(U = u) ∝ e^{−λu} (a uniform u accepted with probability
