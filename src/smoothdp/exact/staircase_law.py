@@ -76,7 +76,8 @@ class StaircaseLaw:
         p = lo(d * np.where(d >= 0, e_lo, e_hi), BASIC_ERR)
         return np.maximum(w, lo(g + p, BASIC_ERR))
 
-    def fast(self, u_lo: list[F64], u_hi: list[F64]) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: object = None) -> list[tuple[F64, F64]]:
+        # ``scratch`` (the engine's reusable buffers) is not used: two small arrays per chunk.
         # −ln U₁ over the box, decreasing in U₁ (+inf at U₁ = 0); then t = −ln(U₁)/ε ≥ 0 and G = ⌊t⌋.
         nl_lo = -hi(np.log(u_hi[0]), ELEM_ERR)
         nl_hi = -lo(np.log(u_lo[0]), ELEM_ERR)
