@@ -103,3 +103,12 @@ def test_committed_docs_page_is_the_generators_output() -> None:
     assert DOCS_PAGE.read_text(encoding="utf-8") == render_page(), (
         "docs/which-mechanism.md is stale: run `python -m benchmarks.accuracy --docs`"
     )
+
+
+def test_default_mean_var_std_are_charged_exactly_the_epsilon_passed() -> None:
+    from benchmarks.accuracy.charged_epsilon import check_charges
+
+    checks = check_charges()
+    assert [c.statistic for c in checks] == ["mean", "var", "std"]
+    for c in checks:
+        assert c.ok, c.line()
