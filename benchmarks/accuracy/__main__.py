@@ -26,7 +26,14 @@ from benchmarks.accuracy.guide import GUIDE_TEMPLATE, fill_guide, load_sources
 from benchmarks.accuracy.harness import DEFAULT_TRIALS, EPSILONS, run_all
 from benchmarks.accuracy.methods import OPENDP_GRID_SIZE, all_methods
 from benchmarks.accuracy.moments import build_moment_datasets, moment_methods
-from benchmarks.accuracy.report import merge_cells, render_docs, render_markdown, write_csv, write_json
+from benchmarks.accuracy.report import (
+    bound_widths,
+    merge_cells,
+    render_docs,
+    render_markdown,
+    write_csv,
+    write_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -77,7 +84,7 @@ def render_page() -> str:
         cells += moments["cells"]
         for key in ("datasets", "bounds"):
             meta[key] = {**meta.get(key, {}), **moments["meta"].get(key, {})}
-    guide = fill_guide(GUIDE_TEMPLATE.read_text(encoding="utf-8"), load_sources(RESULTS))
+    guide = fill_guide(GUIDE_TEMPLATE.read_text(encoding="utf-8"), load_sources(RESULTS), bound_widths(meta))
     return render_docs(cells, meta, guide)
 
 

@@ -73,20 +73,26 @@ def _best_other(group: Sequence[Cell]) -> Cell:
     return min(others, key=lambda c: float(c["median_abs_error"]))
 
 
-def _family_counts(sources: dict[str, list[Cell]], family: str) -> tuple[int, int, int]:
+def _family_counts(
+    sources: dict[str, list[Cell]], family: str, widths: dict[str, float] | None
+) -> tuple[int, int, int]:
     from benchmarks.accuracy.summary import FAMILY_OF_KIND, MIN_TRIALS
 
     cells = [c for c in sources["q"] + sources["m"] if int(c["trials"]) >= MIN_TRIALS or c.get("failure")]
     kind = {str(c["dataset"]): str(c["kind"]) for c in cells}
     comps = [
-        c for c in compare_default(cells) if family == "all" or FAMILY_OF_KIND.get(kind[c.dataset]) == family
+        c
+        for c in compare_default(cells, widths)
+        if family == "all" or FAMILY_OF_KIND.get(kind[c.dataset]) == family
     ]
     return len(comps), sum(c.within for c in comps), sum(c.strictly_better for c in comps)
 
 
-def _value(sources: dict[str, list[Cell]], name: str, args: list[str]) -> str:
+def _value(
+    sources: dict[str, list[Cell]], name: str, args: list[str], widths: dict[str, float] | None
+) -> str:
     if name in ("cells", "within", "better"):
-        n, w, b = _family_counts(sources, args[0])
+        n, w, b = _family_counts(sources, args[0], widths)
         return str({"cells": n, "within": w, "better": b}[name])
     src, ds, eps, *rest = args
     group = _cells(sources, src, ds, eps)
@@ -107,6 +113,7 @@ def _value(sources: dict[str, list[Cell]], name: str, args: list[str]) -> str:
     raise KeyError(f"decision guide: unknown placeholder {name!r}")
 
 
-def fill_guide(template: str, sources: dict[str, list[Cell]]) -> str:
-    """The template with every ``{{...}}`` replaced by its number from the results."""
-    return PLACEHOLDER.sub(lambda m: _value(sources, m.group(1), m.group(2).split()), template)
+def fill_guide(template: str, sources: dict[str, list[Cell]], widths: dict[str, float] | None = None) -> str:
+    """The template with every ``{{...}}`` replaced by its number from the results; ``widths`` (each data
+    set's bound width) lets the counts treat an error below 1e-9 × the width as exact, as the summary does."""
+    return PLACEHOLDER.sub(lambda m: _value(sources, m.group(1), m.group(2).split(), widths), template)
