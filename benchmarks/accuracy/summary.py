@@ -49,7 +49,12 @@ TARGET_WITHIN, TARGET_BETTER = 0.90, 0.60
 REASONS: dict[str, str] = {
     "bimodal_gap": "a gap of width ~14 at the median: every rank-based density is flat over the gap "
     "(exact error of the exponential mechanism 6.7 at every ε); OpenDP's tree snaps to a bin edge next to a "
-    "mode, a coin flip between ~0 and ~14 (theory/quantiles.md, limits)",
+    "mode, a coin flip between ~0 and ~14 (theory/quantiles.md, limits); OpenDP's 1,000-point grid (spacing "
+    "20) has one candidate, 10.01, next to the median and returns it every time (3.2 off, at every ε): "
+    "luck of where the grid falls",
+    "nyc_latitude": "OpenDP's 1,000-point grid (spacing 9e-4) happens to hold a point 1.7e-5 from the true "
+    "median and concentrates on it: the same error at every ε, its 90th percentile equal; a grid shifted by "
+    "half a step would be off by up to 4.5e-4. Luck of where the grid falls, not resolution",
     "ties_0_5": "heavy integer ties at small ε·n: OpenDP is given the integers as its only candidates; "
     "smoothdp's light lattice atoms need r ≳ 19.4/ε ranks of margin (theory/quantiles.md, limits); "
     "`candidates=` closes it",
