@@ -22,14 +22,23 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.accuracy.datasets import QUANTILE_DEFINITION, build_datasets
+from benchmarks.accuracy.guide import GUIDE_TEMPLATE, fill_guide, load_sources
 from benchmarks.accuracy.harness import DEFAULT_TRIALS, EPSILONS, run_all
 from benchmarks.accuracy.methods import OPENDP_GRID_SIZE, all_methods
 from benchmarks.accuracy.moments import build_moment_datasets, moment_methods
-from benchmarks.accuracy.report import merge_cells, render_docs, render_markdown, write_csv, write_json
+from benchmarks.accuracy.report import (
+    bound_widths,
+    merge_cells,
+    render_docs,
+    render_markdown,
+    write_csv,
+    write_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 DOCS_PAGE = ROOT / "docs" / "which-mechanism.md"
+MOMENTS_STEM = "accuracy_moments"
 
 
 def _versions() -> dict[str, str]:
@@ -60,8 +69,28 @@ def _write_docs(stem: str) -> None:
     payload = _load(stem)
     cells, meta = payload["cells"], payload["meta"]
     (RESULTS / f"{stem}.md").write_text(render_markdown(cells, meta), encoding="utf-8")
-    DOCS_PAGE.write_text(render_docs(cells, meta), encoding="utf-8")
-    print(f"wrote {RESULTS / (stem + '.md')} and {DOCS_PAGE}")
+    if stem == "accuracy":
+        _write_page()
+    print(f"wrote {RESULTS / (stem + '.md')}")
+
+
+def render_page() -> str:
+    """docs/which-mechanism.md: the decision guide (numbers from the results), then the medians and
+    quantiles of accuracy.json and the means and variances of accuracy_moments.json."""
+    payload = _load("accuracy")
+    cells, meta = list(payload["cells"]), dict(payload["meta"])
+    if (RESULTS / f"{MOMENTS_STEM}.json").exists():
+        moments = _load(MOMENTS_STEM)
+        cells += moments["cells"]
+        for key in ("datasets", "bounds"):
+            meta[key] = {**meta.get(key, {}), **moments["meta"].get(key, {})}
+    guide = fill_guide(GUIDE_TEMPLATE.read_text(encoding="utf-8"), load_sources(RESULTS), bound_widths(meta))
+    return render_docs(cells, meta, guide)
+
+
+def _write_page() -> None:
+    DOCS_PAGE.write_text(render_page(), encoding="utf-8")
+    print(f"wrote {DOCS_PAGE}")
 
 
 def _settings(methods: list[Any]) -> dict[str, str]:
@@ -82,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", help="comma-separated method names (default: all detected)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the per-cell seeds")
     parser.add_argument("--stem", help="output file stem in benchmarks/results (default accuracy)")
-    parser.add_argument("--docs", action="store_true",
-                        help="only rebuild the markdown table and docs/which-mechanism.md from the JSON")
+    parser.add_argument(
+        "--docs", action="store_true",
+        help="only rebuild <stem>.md and (stem accuracy) docs/which-mechanism.md from the JSON",
+    )
     parser.add_argument("--list", action="store_true", help="list data sets and detected methods, then exit")
     parser.add_argument("--smoothdp-only", action="store_true",
                         help="run only smoothdp's methods (default + every detected method=)")
@@ -170,9 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     write_json(cells, meta, RESULTS / f"{stem}.json")
     (RESULTS / f"{stem}.md").write_text(render_markdown(cells, meta), encoding="utf-8")
     print(f"wrote {RESULTS / stem}.{{csv,json,md}}")
-    if stem == "accuracy":
-        DOCS_PAGE.write_text(render_docs(cells, meta), encoding="utf-8")
-        print(f"wrote {DOCS_PAGE}")
+    if stem in ("accuracy", MOMENTS_STEM):
+        _write_page()
     return 0
 
 
