@@ -184,9 +184,148 @@ def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     )
 
 
+# -- add/remove neighbours (docs/theory/quantiles.md#add-remove-neighbours) ---------------------------------
+def _log_capped_density(
+    xs: Any, lower: float, upper: float, q: float, coef: float, cap: float, spacing: float | None, y: Any
+) -> np.ndarray:
+    """ln of the density ∝ exp(−coef·min(dist(q·n, [#{x < y}, #{x ≤ y}]), cap)) w.r.t. Lebesgue on
+    [lower, upper] (+ c·lattice counting measure), written out from scratch; the target q·n moves with n."""
+    xs = np.sort(np.asarray(xs, float))
+    t = q * xs.size
+
+    def dist(v: np.ndarray) -> np.ndarray:
+        return np.minimum(_tie_dist(xs, t, np.atleast_1d(v)), cap)
+
+    cuts = np.unique(np.concatenate(([lower, upper], xs)))
+    mids = 0.5 * (cuts[:-1] + cuts[1:])
+    z = float(np.sum(np.diff(cuts) * np.exp(-coef * dist(mids))))
+    if spacing is not None:
+        pts = _lattice_points(spacing, lower, upper)
+        z += ATOM_MASS_PER_SPACING * spacing * float(np.sum(np.exp(-coef * dist(pts))))
+    return -coef * dist(np.asarray(y, float)) - math.log(z)
+
+
+def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """The add/remove exponential-mechanism quantile (each data set with its own target q·n), at the
+    mechanism's public coefficient and cap: max over the pieces, lattice points or candidates."""
+    coef, cap, _ = mech.capped
+    if mech.candidates is not None:
+
+        def log_p(data: Any) -> np.ndarray:
+            data = np.asarray(data, float)
+            lw = -coef * np.minimum(_tie_dist(data, mech.q * data.size, mech.candidates), cap)
+            return lw - np.log(np.sum(np.exp(lw)))
+
+        return float(np.max(np.abs(log_p(x) - log_p(x2))))
+    y = _pieces(x, x2, mech.lower, mech.upper)
+    if mech.lattice is not None:
+        y = np.concatenate((y, _lattice_points(mech.lattice, mech.lower, mech.upper)))
+    a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, mech.lattice, y)
+    b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, mech.lattice, y)
+    return float(np.max(np.abs(a - b)))
+
+
+def _twice_the_coefficient(mech: Any) -> Any:
+    import copy
+
+    twin = copy.copy(mech)
+    coef, cap, eta = mech.capped
+    twin.capped = (2.0 * coef, cap, eta)
+    return twin
+
+
+def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """KSS on two quantiles under add/remove: level 1 is qs[0] on all data at ε/L (L = 2 levels, one node per
+    level meets the added record) with Δ = max(q, 1 − q); level 2 is qs[1] rescaled on x ≥ v1. Each node's
+    cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds."""
+    from smoothdp.central.quantiles import capped_calibration
+
+    q1, q2 = (float(q) for q in mech.unique_qs)
+    eps_node = mech.epsilon / 2.0
+    s = mech.lattice
+
+    def node(data: np.ndarray, lo: float, hi: float, q: float, v: np.ndarray) -> np.ndarray:
+        width = hi - lo if s is None else (hi - lo) + ATOM_MASS_PER_SPACING * s * ((hi - lo) / s + 2.0)
+        coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=max(q, 1.0 - q), width=width)
+        return _log_capped_density(data, lo, hi, q, coef, cap, s, v)
+
+    def points(a: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
+        pts = _pieces(a, b, lo, hi)
+        return pts if s is None else np.concatenate((pts, _lattice_points(s, lo, hi)))
+
+    xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
+    worst = 0.0
+    for v1 in points(xa, xb, mech.lower, mech.upper):
+        l1 = node(xa, mech.lower, mech.upper, q1, np.array([v1]))[0]
+        l1b = node(xb, mech.lower, mech.upper, q1, np.array([v1]))[0]
+        ra, rb = xa[xa >= v1], xb[xb >= v1]
+        q_rel = (q2 - q1) / (1.0 - q1)
+        v2 = points(ra, rb, v1, mech.upper)
+        l2 = node(ra, v1, mech.upper, q_rel, v2)
+        l2b = node(rb, v1, mech.upper, q_rel, v2)
+        worst = max(worst, float(np.max(np.abs((l1 + l2) - (l1b + l2b)))))
+    return worst
+
+
+def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list[Any]:
+    from smoothdp.central import ExponentialQuantile, RecursiveQuantiles
+
+    grid = (0.0, 0.25, 0.5, 0.55, 1.0)
+
+    def pairs() -> list[Any]:  # the empty data set, one record, three records, and one more of each
+        return [p for n in (0, 1, 3) for p in add_remove_pairs(n, grid)]
+
+    bad = [
+        ({"epsilon": 0.0}, ValueError, "epsilon"),
+        ({"neighbours": "metric"}, ValueError, "neighbours"),
+    ]
+    ar = {"neighbours": "add_remove"}
+    return [
+        case(
+            mechanism=ExponentialQuantile,
+            label=f"add/remove, q={q}, lattice {lattice}",
+            build=lambda epsilon, q=q, lattice=lattice, **kw: ExponentialQuantile(
+                q, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": lattice, **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            neighbours=pairs,
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=bad,
+        )
+        for q, lattice in ((0.5, None), (0.3, 0.25), (0.9, 0.25))
+    ] + [
+        case(
+            mechanism=ExponentialQuantile,
+            label="add/remove, candidates",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.3, **{"epsilon": epsilon, "bounds": BOUNDS, "candidates": [0.0, 0.25, 0.5, 1.0], **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5]),
+            neighbours=pairs,
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=bad,
+        ),
+        case(
+            mechanism=RecursiveQuantiles,
+            label="add/remove, lattice 0.25",
+            build=lambda epsilon, **kw: RecursiveQuantiles(
+                **{"qs": [0.25, 0.75], "epsilon": epsilon, "bounds": BOUNDS, "lattice": 0.25, **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            neighbours=lambda: [p for n in (0, 1, 2) for p in add_remove_pairs(n, (0.0, 0.25, 0.5, 1.0))],
+            privacy_loss=recursive_add_remove_loss,
+            broken=attr_times("epsilon", 2.0),
+            bad_parameters=[*bad, ({"lattice": 0.1}, ValueError, "lattice")],
+            epsilon=2.0,
+        ),
+    ]
+
+
 def quantile_cases() -> list[Any]:
     """The cases (built on call: mechanism_cases imports this module at its end)."""
-    from mechanism_cases import Case, _attr_times, _substitution_pairs
+    from mechanism_cases import Case, _add_remove_pairs, _attr_times, _substitution_pairs
 
     from smoothdp.central import ExponentialQuantile, JointQuantiles, PrivateRange, RecursiveQuantiles
 
@@ -280,5 +419,6 @@ def quantile_cases() -> list[Any]:
                 ({"coverage": 1.0}, ValueError, "coverage"),
             ],
         ),
+        *_add_remove_cases(Case, _add_remove_pairs, _attr_times),
     ]
 

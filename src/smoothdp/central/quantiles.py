@@ -58,7 +58,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on_grid
 from smoothdp.mechanism import Mechanism
-from smoothdp.privacy import PureDP
+from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.scale.engine import Records, SortedRecords, as_records, is_dask_collection
 from smoothdp.validation import (
@@ -264,15 +264,32 @@ def _check_candidates(candidates: Any, lower: float, upper: float) -> NDArray[np
 
 
 def _em_quantile_index_weights(
-    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float
+    sorted_x: NDArray[np.float64],
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Edges (n + 2) and log weights ln|I_j| − coef·|j − target| of the n + 1 intervals (−inf if empty)."""
+    """Edges (n + 2) and log weights ln|I_j| − coef·min(|j − t|, cap) of the n + 1 intervals (−inf if
+    empty), t = target + offset (an integer target and a fraction under add/remove: :func:`split_target`)."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
     with np.errstate(divide="ignore"):
         log_len = np.log(lengths)
     j = np.arange(lengths.size, dtype=np.float64)
-    return edges, log_len - coef * np.abs(j - target)
+    return edges, log_len - coef * np.minimum(np.abs((j - target) - offset), cap)
+
+
+def _tie_distance(
+    below: NDArray[np.float64], at_most: NDArray[np.float64], target: float, offset: float, cap: float
+) -> NDArray[np.float64]:
+    """min(dist(t, [below, at_most]), cap), t = target + offset (counts and target exact float integers
+    under add/remove, so only the fraction is rounded)."""
+    dist = np.maximum(0.0, np.maximum((below - target) - offset, (target - at_most) + offset))
+    out: NDArray[np.float64] = np.minimum(dist, cap)
+    return out
 
 
 def sample_em_quantile(
@@ -285,10 +302,13 @@ def sample_em_quantile(
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw of the continuous exponential mechanism: density ∝ exp(−coef·|#{x < y} − target|) on
-    [lower, upper], then rounded onto ``grid`` (data already clipped into [lower, upper] and sorted)."""
-    edges, logw = _em_quantile_index_weights(sorted_x, lower, upper, target, coef)
+    """One draw of the continuous exponential mechanism: density ∝ exp(−coef·min(|#{x < y} − t|, cap)) on
+    [lower, upper], t = target + offset, then rounded onto ``grid`` (data already clipped into
+    [lower, upper] and sorted)."""
+    edges, logw = _em_quantile_index_weights(sorted_x, lower, upper, target, coef, offset, cap)
     j = exact_categorical(logw, rng)
     return float(uniform_on_grid(edges[j], edges[j + 1], grid=grid, rng=rng, numerics=numerics))
 
@@ -300,11 +320,14 @@ def sample_em_candidates(
     target: float,
     coef: float,
     rng: np.random.Generator,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw among public candidates g with weight exp(−coef·max(0, #{x<g} − t, t − #{x≤g}))."""
+    """One draw among public candidates g with weight exp(−coef·min(max(0, #{x<g} − t, t − #{x≤g}), cap)),
+    t = target + offset."""
     below = np.searchsorted(sorted_x, candidates, side="left").astype(np.float64)
     at_most = np.searchsorted(sorted_x, candidates, side="right").astype(np.float64)
-    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
+    dist = _tie_distance(below, at_most, target, offset, cap)
     return float(candidates[exact_categorical(-coef * dist, rng)])
 
 
@@ -413,7 +436,14 @@ def _bernoulli(num: int, den: int, rng: np.random.Generator) -> bool:
 
 
 def _em_lattice_weights(
-    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float, lat: _Lattice
+    sorted_x: NDArray[np.float64],
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    lat: _Lattice,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Edges (n + 2), lattice counts of the n + 1 open gaps, the knots (distinct values of the edges that
     are lattice points) and the log weights: gaps ln(|I_j| + c·m_j) − coef·|j − t|, then knots
@@ -434,8 +464,9 @@ def _em_lattice_weights(
     knots = edges[starts[keep]]
     below = np.maximum(starts[keep] - 1, 0).astype(np.float64)
     at_most = np.minimum(ends[keep], n).astype(np.float64)
-    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
-    logw = np.concatenate((log_gap - coef * np.abs(j - target), math.log(lat.mass) - coef * dist))
+    dist = _tie_distance(below, at_most, target, offset, cap)
+    gap_dist = np.minimum(np.abs((j - target) - offset), cap)
+    logw = np.concatenate((log_gap - coef * gap_dist, math.log(lat.mass) - coef * dist))
     return edges, counts, knots, logw
 
 
@@ -450,10 +481,15 @@ def sample_em_lattice(
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw of density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. Lebesgue + c·(lattice
-    counting measure) on [lower, upper], rounded onto ``grid`` (data clipped and sorted)."""
-    edges, counts, knots, logw = _em_lattice_weights(sorted_x, lower, upper, target, coef, lattice)
+    """One draw of density ∝ exp(−coef·min(dist(t, [#{x < y}, #{x ≤ y}]), cap)) w.r.t. Lebesgue +
+    c·(lattice counting measure) on [lower, upper], t = target + offset, rounded onto ``grid`` (data
+    clipped and sorted)."""
+    edges, counts, knots, logw = _em_lattice_weights(
+        sorted_x, lower, upper, target, coef, lattice, offset, cap
+    )
     idx = exact_categorical(logw, rng)
     gaps = counts.size
     if idx >= gaps:  # an atom at a distinct data value (or a bound) on the lattice
@@ -466,6 +502,50 @@ def sample_em_lattice(
             k = int(lattice.first_above(np.array([lo]))[0]) + int(rng.integers(0, m))
             return float(grid.round(float(k) * lattice.spacing))  # k·s exact
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
+
+
+#: Under add/remove the rank distance is capped at C with (ε/2Δ)·C ≥ _CAP_NATS + 2|ln W| (public: ε, q, the
+#: bounds): the cap keeps every log weight, and so the float margin, independent of the private n
+#: (docs/theory/quantiles.md#add-remove-neighbours).
+_CAP_NATS = 1600.0
+
+
+def split_target(q: float, n: int) -> tuple[float, float]:
+    """The add/remove target t = q·n (q's exact binary value) as (⌊q·n⌋, q·n − ⌊q·n⌋): an exact float
+    integer and the fraction rounded to the nearest float, so that counts minus the target are exact up to
+    one rounding of the fraction (docs/theory/quantiles.md#add-remove-neighbours)."""
+    exact = Fraction(q) * n
+    whole = math.floor(exact)
+    return float(whole), float(exact - whole)
+
+
+def rank_sensitivity(q: float) -> float:
+    """max(q, 1 − q), rounded up: the add/remove sensitivity of the rank utility with target q·n (adding a
+    record moves every count by 0 or 1 and the target by q)."""
+    s = max(q, 1.0 - q)
+    if Fraction(s) < max(Fraction(q), 1 - Fraction(q)):
+        s = math.nextafter(s, math.inf)
+    return s
+
+
+def capped_calibration(
+    *, epsilon: float, sensitivity: float, width: float | None
+) -> tuple[float, float, float]:
+    """(coef, cap, η) of the add/remove exponential mechanism, from public parameters only
+    (docs/theory/quantiles.md#add-remove-neighbours).
+
+    With Δ the utility's sensitivity and W the public bound on the arguments of the logarithms (1 for
+    candidates): the cap C = ⌈(1600 + 2|ln W|)·2Δ/ε⌉, every log weight is bounded by M = 750 + |ln W| +
+    2(ε/2Δ)·C, η = 8K·u·M as in :func:`log_weight_margin`, and coef = fl((ε − 4η)(1 − 2u)/(2Δ)), so that
+    2Δ·coef ≤ ε − 4η whatever the roundings.
+    """
+    nominal = epsilon / (2.0 * sensitivity)
+    log_w = 0.0 if width is None else abs(math.log(width))
+    cap = float(math.ceil((_CAP_NATS + 2.0 * log_w) / nominal))
+    magnitude = 4.0 + 746.0 + log_w + 2.0 * nominal * cap
+    eta = 4.0 * _LIBM_ULPS * 2.0 * _U * magnitude
+    coef = (epsilon - 4.0 * eta) * (1.0 - 2.0 * _U) / (2.0 * sensitivity)
+    return coef, cap, eta
 
 
 def target_rank(q: float, n: int) -> float:
@@ -486,6 +566,11 @@ class ExponentialQuantile(Mechanism):
     base measure Lebesgue + c·(counting measure on the lattice), sampled exactly from certified float
     weights (docs/theory/quantiles.md#the-exponential-mechanism-quantile,
     docs/theory/quantiles.md#a-public-lattice-for-tied-data).
+
+    With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
+    add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
+    distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
+    whole-data sampler runs (docs/theory/quantiles.md#add-remove-neighbours).
 
     Parameters
     ----------
@@ -510,6 +595,8 @@ class ExponentialQuantile(Mechanism):
     numerics
         ``"exact"`` (default): output rounded exactly onto the public grid of the bounds; ``"float"``:
         the float fast path.
+    neighbours
+        ``"substitution"`` (default; n public) or ``"add_remove"`` (n private).
     """
 
     name: ClassVar[str] = "exponential mechanism"
@@ -527,6 +614,7 @@ class ExponentialQuantile(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
         self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
         self.epsilon = check_epsilon(epsilon)
@@ -543,8 +631,18 @@ class ExponentialQuantile(Mechanism):
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
+        #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`).
+        self.capped: tuple[float, float, float] | None = None
+        if relation == "add_remove":
+            width: float | None = None if self.candidates is not None else self.width
+            if self._lattice is not None:
+                width = self._lattice.log_width(self.width)
+            self.capped = capped_calibration(
+                epsilon=self.epsilon, sensitivity=rank_sensitivity(self.q), width=width
+            )
 
     @property
     def statistic_name(self) -> str:
@@ -556,7 +654,10 @@ class ExponentialQuantile(Mechanism):
         return 0.0 if self._lattice is None else self._lattice.mass
 
     def weight_margin(self, n: int) -> float:
-        """η: the certified error of the float log weights for n records."""
+        """η: the certified error of the float log weights for n records (under add/remove: public, for
+        every n)."""
+        if self.capped is not None:
+            return self.capped[2]
         width: float | None = None if self.candidates is not None else self.width
         if self._lattice is not None:
             width = self._lattice.log_width(self.width)
@@ -576,6 +677,9 @@ class ExponentialQuantile(Mechanism):
         from smoothdp.central.quantile_window import sample_em_windowed
 
         records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        if self.capped is not None:
+            value = self._sample_add_remove(records.sorted_values(), rng)
+            return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
         n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
@@ -598,22 +702,47 @@ class ExponentialQuantile(Mechanism):
             )
         return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
 
+    def _sample_add_remove(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
+        """The add/remove draw: target q·n, capped distance, the whole-data sampler (every record read)."""
+        assert self.capped is not None
+        coef, cap, _ = self.capped
+        t, offset = split_target(self.q, sorted_x.size)
+        if self.candidates is not None:
+            return sample_em_candidates(
+                sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
+            )
+        if self._lattice is None:
+            return sample_em_quantile(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, grid=self.grid, rng=rng,
+                numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        return sample_em_lattice(
+            sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=self._lattice,
+            grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+        )  # fmt: skip
+
     def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
         """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
         (Lebesgue + c·lattice counting measure), continuous case; for tests."""
         n = sorted_x.size
-        coef = 0.5 * self.epsilon_used(n)
-        t = target_rank(self.q, n)
-        if self._lattice is None:
-            _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
+        if self.capped is not None:
+            coef, cap, _ = self.capped
+            t, offset = split_target(self.q, n)
         else:
-            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, self._lattice)
+            coef, cap, offset = 0.5 * self.epsilon_used(n), math.inf, 0.0
+            t = target_rank(self.q, n)
+        if self._lattice is None:
+            _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef, offset, cap)
+        else:
+            *_, logw = _em_lattice_weights(
+                sorted_x, self.lower, self.upper, t, coef, self._lattice, offset, cap
+            )
         top = float(np.max(logw))
         log_z = top + math.log(float(np.sum(np.exp(logw - top))))
         yy = np.asarray(y, dtype=np.float64)
         below = np.searchsorted(sorted_x, yy, side="left").astype(np.float64)
         at_most = np.searchsorted(sorted_x, yy, side="right").astype(np.float64)
-        dist = np.maximum(0.0, np.maximum(below - t, t - at_most))
+        dist = _tie_distance(below, at_most, t, offset, cap)
         out: NDArray[np.float64] = -coef * dist - log_z
         return out
 
@@ -631,6 +760,7 @@ class ExponentialQuantile(Mechanism):
                 "lattice": None if self._lattice is None else self._lattice.spacing,
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
+                **({} if self.capped is None else {"rank_cap": self.capped[1]}),
             },
             not_private=NotPrivate(),
         )
@@ -669,6 +799,7 @@ class _MultiQuantile(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
         self.qs = check_quantile_list(qs)
         self.unique_qs, self.inverse = np.unique(self.qs, return_inverse=True)
@@ -679,7 +810,8 @@ class _MultiQuantile(Mechanism):
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
 
     @property
@@ -723,11 +855,41 @@ class RecursiveQuantiles(_MultiQuantile):
     by adding or removing one record (or one node by a substitution), so a level costs at most 2ε_ℓ;
     the L levels compose (docs/theory/quantiles.md#recursive-quantiles). Each node samples exactly as
     :class:`ExponentialQuantile`.
+
+    ``neighbours="add_remove"`` (n private; empty data release from the base measure): an addition
+    touches one node per level, so ε_ℓ = ε/L; every node's cap, float margin and coefficient come from
+    public parameters (docs/theory/quantiles.md#add-remove-neighbours). ``lattice=s`` (default ``None``,
+    the continuum) gives the nodes the tie-aware utility and the lattice atoms of
+    :class:`ExponentialQuantile` (same sensitivities).
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
     proof: ClassVar[str] = "docs/theory/quantiles.md#recursive-quantiles"
     source = f"{_KSS}; nodes: {_SMITH}"
+
+    def __init__(
+        self,
+        qs: ArrayLike,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+        neighbours: str = "substitution",
+        lattice: float | None = None,
+    ) -> None:
+        super().__init__(
+            qs,
+            epsilon=epsilon,
+            bounds=bounds,
+            clip=clip,
+            clamp=clamp,
+            numerics=numerics,
+            neighbours=neighbours,
+        )
+        self.lattice = check_lattice(lattice)
+        self._lattice = None if self.lattice is None else _Lattice(self.lattice)
 
     @property
     def levels(self) -> int:
@@ -735,12 +897,40 @@ class RecursiveQuantiles(_MultiQuantile):
 
     @property
     def epsilon_per_node(self) -> float:
-        return self.epsilon / (2.0 * self.levels)
+        """ε/(2L) under substitution, ε/L under add/remove."""
+        per_level = 1.0 if self.neighbours == "add_remove" else 2.0
+        return self.epsilon / (per_level * self.levels)
+
+    def _node(
+        self, data: NDArray[np.float64], lo: float, hi: float, q_rel: float, rng: np.random.Generator
+    ) -> float:
+        """One node's draw on [lo, hi] (lo < hi) with rescaled quantile ``q_rel`` (weights exp(−ε′·d/(2Δ)),
+        Δ = max(q′, 1 − q′); capped distance and public margin under add/remove)."""
+        # Substitution keeps its float max(q′, 1 − q′) (covered by the margin); add/remove rounds it up.
+        sens = rank_sensitivity(q_rel) if self.neighbours == "add_remove" else max(q_rel, 1.0 - q_rel)
+        eps_node = self.epsilon_per_node
+        n = data.size
+        width = hi - lo if self._lattice is None else self._lattice.log_width(hi - lo)
+        if self.neighbours == "add_remove":
+            coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=sens, width=width)
+            target, offset = split_target(q_rel, n)
+        else:
+            eps_eff = eps_node / sens
+            eta = log_weight_margin(epsilon=eps_eff, n=n, width=width)
+            coef, cap, target, offset = 0.5 * (eps_eff - 4.0 * eta), math.inf, q_rel * n, 0.0
+        if self._lattice is None:
+            return sample_em_quantile(
+                data, lower=lo, upper=hi, target=target, coef=coef, grid=self.grid, rng=rng,
+                numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        return sample_em_lattice(
+            data, lower=lo, upper=hi, target=target, coef=coef, lattice=self._lattice, grid=self.grid,
+            rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+        )  # fmt: skip
 
     def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         qs = self.unique_qs
         out = np.empty(qs.size)
-        eps_node = self.epsilon_per_node
         # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
         stack: list[tuple[NDArray[np.float64], int, int, float, float, float, float]] = [
             (sorted_x, 0, qs.size, self.lower, self.upper, 0.0, 1.0)
@@ -749,23 +939,9 @@ class RecursiveQuantiles(_MultiQuantile):
             data, i0, i1, lo, hi, q_lo, q_hi = stack.pop()
             mid = (i0 + i1 - 1) // 2 if (i1 - i0) % 2 == 0 else (i0 + i1) // 2
             span = q_hi - q_lo
-            q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, (qs[mid] - q_lo) / span))
-            sens = max(q_rel, 1.0 - q_rel)
-            eps_eff = eps_node / sens
-            n = data.size
-            eta = log_weight_margin(epsilon=eps_eff, n=n, width=hi - lo if hi > lo else None)
-            coef = 0.5 * (eps_eff - 4.0 * eta)
+            q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, float((qs[mid] - q_lo) / span)))
             if hi > lo:
-                v = sample_em_quantile(
-                    data,
-                    lower=lo,
-                    upper=hi,
-                    target=q_rel * n,
-                    coef=coef,
-                    grid=self.grid,
-                    rng=rng,
-                    numerics=self.numerics,
-                )
+                v = self._node(data, lo, hi, q_rel, rng)
                 v = min(max(v, lo), hi)  # the grid point may round just outside a non-grid end
             else:
                 v = lo
@@ -783,6 +959,7 @@ class RecursiveQuantiles(_MultiQuantile):
             "method": "recursive",
             "levels": self.levels,
             "epsilon_per_node": self.epsilon_per_node,
+            "lattice": self.lattice,
         }
 
 
@@ -1031,7 +1208,14 @@ class JointQuantiles(_MultiQuantile):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
+        if neighbours == "add_remove":  # its float margin and lattice test are functions of the public n
+            raise ValueError(
+                "neighbours='add_remove' is not supported by JointExp (it supports 'substitution' only: its "
+                "float margin and lattice test read n); use RecursiveQuantiles (method='recursive')"
+            )
+        check_neighbours(neighbours, allowed=("substitution",))
         super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
         self.lattice = check_lattice(lattice)
         self._lattice = None if self.lattice is None else _Lattice(self.lattice)
