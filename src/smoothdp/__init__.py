@@ -32,12 +32,15 @@ __all__ = [
     "NotPrivate",
     "PureDP",
     "Release",
+    "TableRelease",
     "__version__",
+    "aggregate",
     "audit",
     "calibrate",
     "central",
     "compose",
     "default_rng",
+    "describe",
     "geo",
     "mean",
     "median",
@@ -47,6 +50,7 @@ __all__ = [
     "quantiles",
     "sensitivity",
     "smoothed_dp",
+    "tables",
     "trimmed_mean",
 ]
 
@@ -71,6 +75,9 @@ _EXPORTS = {
     "NotPrivate": "smoothdp.release",
     "Release": "smoothdp.release",
     "default_rng": "smoothdp.rng",
+    "aggregate": "smoothdp.tables.grouped_release",
+    "describe": "smoothdp.tables.summary",
+    "TableRelease": "smoothdp.tables.release",
 }
 # Packages in __all__, then the other modules reachable as attributes (``smoothdp.exact``).
 _SUBMODULES = (
@@ -80,6 +87,7 @@ _SUBMODULES = (
     "noise",
     "sensitivity",
     "smoothed_dp",
+    "tables",
     "accounting",
     "calibration",
     "cli",
@@ -97,7 +105,7 @@ _SUBMODULES = (
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
 if TYPE_CHECKING:
-    from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
+    from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp, tables
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
     from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
@@ -106,3 +114,6 @@ if TYPE_CHECKING:
     from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
     from smoothdp.release import NotPrivate, Release
     from smoothdp.rng import default_rng
+    from smoothdp.tables.grouped_release import aggregate
+    from smoothdp.tables.release import TableRelease
+    from smoothdp.tables.summary import describe

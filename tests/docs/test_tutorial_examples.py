@@ -1,6 +1,6 @@
 """The documentation site's examples run as written, and its pages and quoted numbers lead somewhere.
 
-* every ```python block of the home page, getting-started.md and tutorials/*.md runs (in a fresh namespace,
+* every ```python block of the home page, getting-started.md, tables.md and tutorials/*.md runs (in a fresh namespace,
   in a temporary working directory), fast;
 * the shell example of getting-started.md (`smoothdp release median - ... --json` on standard input) prints
   one JSON object with the public fields;
@@ -26,7 +26,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-PAGES = [DOCS / "index.md", DOCS / "getting-started.md", *sorted((DOCS / "tutorials").glob("*.md"))]
+PAGES = [
+    DOCS / "index.md",
+    DOCS / "getting-started.md",
+    DOCS / "tables.md",
+    *sorted((DOCS / "tutorials").glob("*.md")),
+]
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.S | re.M)
 #: Generous guard against an example that became slow (each takes well under 2 s on an idle machine).

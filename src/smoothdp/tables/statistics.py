@@ -1,0 +1,129 @@
+"""Running the planned statistics over the groups: the single-column entry points, per group or in one batch.
+
+* **count**: one call of :func:`smoothdp.histogram` over the public categories 0 … G − 1 (the group codes):
+  the counts of every group at once, with one noise vector (no loop over groups). On the direct path (one
+  group under substitution) the count is n itself, public there and free.
+* **order statistics, means, sums, ...**: one sort of each value column by (group, value) — a stable radix
+  sort of the group codes, then each group's slice sorted in place — and one call of the single-column
+  function per group on its sorted slice (:class:`~smoothdp.scale.engine.SortedRecords`, so the call does not
+  sort again). The loop over groups calls the same function a user calls; every group's data policy (NaN →
+  the bounds' midpoint, clipping) is the one of that function, applied once to the whole column.
+
+Every call gets ``accountant=None`` (the table charges once) and the table's generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from smoothdp.release import Release
+from smoothdp.scale.engine import SortedRecords
+from smoothdp.tables.plan import PlannedStatistic
+from smoothdp.validation import prepare_records
+
+__all__ = ["GroupedColumn", "StatisticResult", "run_count", "run_per_group"]
+
+
+class GroupedColumn:
+    """One value column under the data policy of ``bounds``, grouped: ``records(g)`` are group g's records,
+    sorted (``starts[g]:starts[g + 1]`` of ``values``)."""
+
+    def __init__(
+        self,
+        values: NDArray[np.float64],
+        groups: NDArray[np.int64],
+        n_groups: int,
+        bounds: tuple[float, float],
+        *,
+        name: str,
+    ) -> None:
+        self.bounds = bounds
+        prepared = prepare_records(
+            values, bounds[0], bounds[1], clip=True, name=f"column {name!r}", min_size=0
+        )
+        codes = groups.astype(np.uint16 if n_groups <= 1 << 16 else np.uint32, copy=False)
+        order = np.argsort(codes, kind="stable")  # a radix sort for 16-bit codes
+        self.values = np.ascontiguousarray(prepared[order])
+        counts = np.bincount(groups, minlength=n_groups)
+        self.starts = np.concatenate(([0], np.cumsum(counts)))
+        for g in range(n_groups):  # each group's slice sorted in place (C sorts; no copy)
+            self.values[self.starts[g] : self.starts[g + 1]].sort()
+
+    def records(self, g: int) -> SortedRecords:
+        rec = SortedRecords(self.values[self.starts[g] : self.starts[g + 1]])
+        rec.bounds = self.bounds
+        return rec
+
+
+@dataclass(frozen=True)
+class StatisticResult:
+    """The values of one statistic for every group (shape (G, outputs)) and one group's release (its
+    public fields describe every group's: mechanism, method, guarantee), None when there is no group."""
+
+    values: NDArray[Any]
+    example: Release | None
+    is_simulation: bool
+
+
+def _positional(stat: PlannedStatistic) -> tuple[Any, ...]:
+    if stat.name == "quantile":
+        return (stat.args[0],)
+    if stat.name == "quantiles":
+        return (list(stat.args),)
+    if stat.name == "trimmed_mean":
+        trim = stat.args[0]
+        return (int(trim) if trim >= 1 and float(trim).is_integer() else trim,)
+    return ()
+
+
+def run_per_group(
+    stat: PlannedStatistic,
+    column: GroupedColumn,
+    n_groups: int,
+    *,
+    epsilon: float,
+    neighbours: str,
+    rng: np.random.Generator,
+) -> StatisticResult:
+    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours``."""
+    fn = stat.function()
+    args = _positional(stat)
+    kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "rng": rng, "accountant": None}
+    if "neighbours" in _parameters(fn):
+        kwargs["neighbours"] = neighbours
+    out = np.empty((n_groups, len(stat.outputs)), dtype=np.float64)
+    example: Release | None = None
+    simulation = False
+    for g in range(n_groups):
+        release = fn(column.records(g), *args, **kwargs)
+        out[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
+        if example is None:
+            example = release
+        simulation = simulation or release.is_simulation
+    return StatisticResult(out, example, simulation)
+
+
+def run_count(
+    groups: NDArray[np.int64], n_groups: int, *, epsilon: float, rng: np.random.Generator
+) -> StatisticResult:
+    """Every group's count in one call of :func:`smoothdp.histogram` over the categories 0 … G − 1, under
+    add/remove (a person's k rows move the count vector by at most k in ℓ1: the caller passes ε/k)."""
+    import smoothdp
+
+    if n_groups == 0:
+        return StatisticResult(np.empty((0, 1), dtype=np.int64), None, False)
+    release = smoothdp.histogram(
+        groups, categories=np.arange(n_groups), epsilon=epsilon, neighbours="add_remove", rng=rng
+    )
+    values = np.asarray(release.value, dtype=np.int64).reshape(n_groups, 1)
+    return StatisticResult(values, release, release.is_simulation)
+
+
+def _parameters(fn: Any) -> Any:
+    import inspect
+
+    return inspect.signature(fn).parameters
