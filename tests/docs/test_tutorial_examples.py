@@ -1,7 +1,7 @@
 """The documentation site's examples run as written, and its pages and quoted numbers lead somewhere.
 
-* every ```python block of the home page, getting-started.md, tables.md and tutorials/*.md runs (in a fresh namespace,
-  in a temporary working directory), fast;
+* every ```python block of the home page, getting-started.md, tables.md and tutorials/*.md runs (in a fresh
+  namespace, in a temporary working directory), fast;
 * the shell example of getting-started.md (`smoothdp release median - ... --json` on standard input) prints
   one JSON object with the public fields;
 * a newcomer finds the four tasks of issue 14 in the tutorials (median, deciles, geo heat-map, smoothed δ);

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from smoothdp.validation import as_float_array
 
-__all__ = ["Frame", "PandasFrame", "PolarsFrame", "frame_kind", "read_frame"]
+__all__ = ["Frame", "PandasFrame", "PolarsFrame", "frame_kind", "read_frame", "summary_frame"]
 
 
 def frame_kind(df: Any) -> str:
@@ -79,10 +79,6 @@ class Frame(ABC):
         """The result: one row per label (keys as given; ``by=None``: one row), one column per
         (value column, statistic)."""
 
-    @abstractmethod
-    def build_summary(self, rows: Sequence[str], columns: Sequence[str], data: Sequence[NDArray[Any]]) -> Any:
-        """A ``describe``-shaped result: one row per summary statistic, one column per value column."""
-
 
 class PandasFrame(Frame):
     kind = "pandas"
@@ -115,12 +111,6 @@ class PandasFrame(Frame):
             pd.MultiIndex.from_tuples(list(columns)) if columns else pd.MultiIndex.from_arrays([[], []])
         )
         return frame
-
-    def build_summary(self, rows: Sequence[str], columns: Sequence[str], data: Sequence[NDArray[Any]]) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame({c: np.asarray(d, dtype=np.float64) for c, d in zip(columns, data, strict=True)},
-                            index=pd.Index(list(rows)))  # fmt: skip
 
 
 class PolarsFrame(Frame):
@@ -162,12 +152,22 @@ class PolarsFrame(Frame):
             series.append(pl.Series(name, np.asarray(values)))
         return pl.DataFrame(series) if series else pl.DataFrame()
 
-    def build_summary(self, rows: Sequence[str], columns: Sequence[str], data: Sequence[NDArray[Any]]) -> Any:
+
+def summary_frame(
+    kind: str, rows: Sequence[str], columns: Sequence[str], data: Sequence[NDArray[Any]]
+) -> Any:
+    """A ``describe``-shaped result: one row per summary statistic, one column per value column (pandas:
+    the statistics as the index; polars: a first column ``statistic``, as polars' own ``describe``)."""
+    if kind == "polars":
         import polars as pl
 
         series = [pl.Series("statistic", list(rows))]
         series += [pl.Series(c, np.asarray(d, dtype=np.float64)) for c, d in zip(columns, data, strict=True)]
         return pl.DataFrame(series)
+    import pandas as pd
+
+    values = {c: np.asarray(d, dtype=np.float64) for c, d in zip(columns, data, strict=True)}
+    return pd.DataFrame(values, index=pd.Index(list(rows)))
 
 
 def read_frame(df: Any) -> Frame:
