@@ -26,7 +26,21 @@ _EXPORTS = {
     "TableRelease": "smoothdp.tables.release",
 }
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS)
+_SUBMODULES = (
+    "bounding",
+    "composition",
+    "frames",
+    "grouped_release",
+    "groups",
+    "partition",
+    "plan",
+    "query",
+    "release",
+    "statistics",
+    "summary",
+)
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
 if TYPE_CHECKING:
     from smoothdp.tables.grouped_release import aggregate
