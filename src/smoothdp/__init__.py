@@ -39,9 +39,11 @@ __all__ = [
     "calibrate",
     "central",
     "compose",
+    "count",
     "default_rng",
     "describe",
     "geo",
+    "histogram",
     "mean",
     "median",
     "noise",
@@ -50,6 +52,7 @@ __all__ = [
     "quantiles",
     "sensitivity",
     "smoothed_dp",
+    "sum",
     "tables",
     "trimmed_mean",
 ]
@@ -59,6 +62,9 @@ _EXPORTS = {
     "Budget": "smoothdp.accounting",
     "BudgetError": "smoothdp.accounting",
     "calibrate": "smoothdp.calibration",
+    "count": "smoothdp.central.counting",
+    "histogram": "smoothdp.central.counting",
+    "sum": "smoothdp.central.counting",
     "mean": "smoothdp.central.api",
     "median": "smoothdp.central.api",
     "quantile": "smoothdp.central.api",
@@ -109,6 +115,7 @@ if TYPE_CHECKING:
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
     from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+    from smoothdp.central.counting import count, histogram, sum
     from smoothdp.central.means import private_clip_mean
     from smoothdp.mechanism import Mechanism
     from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose

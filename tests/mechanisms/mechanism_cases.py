@@ -595,6 +595,10 @@ from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.cent
 
 CASES += mean_cases()
 
+from counting_cases import counting_cases  # noqa: E402 (registry cases of smoothdp.central.counting)
+
+CASES += counting_cases()
+
 
 # -- JointExp's default on a lattice: greedy splits and the private lattice test ----------------------------
 def _greedy_joint_cases() -> list[Case]:

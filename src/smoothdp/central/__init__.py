@@ -8,6 +8,8 @@
   :mod:`.private_bounds`: private range finding; :mod:`.choose`: the public method / β choices;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
+* :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
+  Gaussian); :mod:`.counting_batch`: their vectorized building blocks (all groups of a table in one call);
   :mod:`.api`: numpy-style entry points.
 
 Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
@@ -36,6 +38,9 @@ __all__ = [
     "Mean",
     "Median",
     "Min",
+    "NoisyCount",
+    "NoisyHistogram",
+    "NoisySum",
     "OrderStatistic",
     "PreparedData",
     "PrivateClipMean",
@@ -49,11 +54,13 @@ __all__ = [
     "Statistic",
     "TrimmedMean",
     "bounded_local_sensitivity",
+    "count",
     "count_interval_halfwidth",
     "distance_to_instability",
     "gaussian_mean",
     "global_sensitivity_mean",
     "global_sensitivity_median",
+    "histogram",
     "mean",
     "median",
     "private_clip_mean",
@@ -66,6 +73,7 @@ __all__ = [
     "ratio_local_sensitivity_laplace",
     "ratio_sensitivity_bound",
     "sample_and_aggregate",
+    "sum",
     "trimmed_mean",
 ]
 
@@ -81,6 +89,12 @@ _EXPORTS = {
     "bounded_local_sensitivity": "smoothdp.central.bounded_ls",
     "count_interval_halfwidth": "smoothdp.central.bounded_ls",
     "private_count_interval": "smoothdp.central.bounded_ls",
+    "NoisyCount": "smoothdp.central.counting",
+    "NoisyHistogram": "smoothdp.central.counting",
+    "NoisySum": "smoothdp.central.counting",
+    "count": "smoothdp.central.counting",
+    "histogram": "smoothdp.central.counting",
+    "sum": "smoothdp.central.counting",
     "PrivateClipMean": "smoothdp.central.means",
     "private_clip_mean": "smoothdp.central.means",
     "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
@@ -114,6 +128,9 @@ _SUBMODULES = (
     "baselines",
     "bounded_ls",
     "choose",
+    "counting",
+    "counting_batch",
+    "counting_noise",
     "means",
     "mechanisms",
     "private_bounds",
@@ -142,6 +159,7 @@ if TYPE_CHECKING:
         count_interval_halfwidth,
         private_count_interval,
     )
+    from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum, count, histogram, sum
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
     from smoothdp.central.private_bounds import PrivateRange

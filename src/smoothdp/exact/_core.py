@@ -3,8 +3,8 @@
 Model (``docs/theory/floating-point.md#the-exact-release-path``). A noise draw is Z = g(U₁, …, U_k) for
 independent uniforms U_j on [0, 1) and a fixed measurable map g (a monotone inverse CDF, a polar form,
 or a rejection step). Each U_j is known only as a dyadic interval [k/2^m, (k+1)/2^m): its first m bits.
-The release is y = c + S·Z rounded by a public monotone map R (an :class:`~smoothdp.exact.OutputGrid`,
-or ``floor`` for lattice laws). If a certified enclosure [y⁻, y⁺] of y over the whole box of the bits
+The release is y = c + S·Z rounded by a public monotone map R (an :class:`~smoothdp.exact.OutputGrid`).
+If a certified enclosure [y⁻, y⁺] of y over the whole box of the bits
 drawn so far has R(y⁻) = R(y⁺), then R(y) is that value for every completion of the bits; otherwise
 more bits are drawn (64 at a time, only for the undecided element) and the enclosure recomputed at a
 higher precision. The output is therefore R(c + S·g(U)) for the infinite bit strings U: a fixed function
@@ -38,7 +38,6 @@ __all__ = [
     "BASIC_ERR",
     "ELEM_ERR",
     "ExactLaw",
-    "FloorRounder",
     "GridRounder",
     "Rounder",
     "Uniform",
@@ -166,18 +165,6 @@ def grid_round_exact(man: int, exp: int, exponent: int, precision: int) -> float
         return sign * math.ldexp(float(n), shift)
     except OverflowError:
         return sign * math.inf
-
-
-@dataclass(frozen=True)
-class FloorRounder:
-    """⌊y⌋ (for lattice laws: a geometric variable is ⌊t·E⌋ with E exponential)."""
-
-    def round_float(self, y: F64) -> F64:
-        out: F64 = np.floor(y)
-        return out
-
-    def round_exact(self, man: int, exp: int) -> float:
-        return float(man << exp) if exp >= 0 else float(man >> -exp)
 
 
 def _round_ball_end(end: arb, rounder: Rounder) -> float:

@@ -14,7 +14,7 @@ direction the monotone map needs, so the returned pair encloses the exact value 
 * Generalized Cauchy(γ): rejection from the uniform/Pareto envelope of |Z| (as the float sampler),
   each acceptance decided exactly.
 * Planar Laplace(b): radius −b(ln U₁ + ln U₂) ~ Gamma(2, b), angle 2πU₃.
-* Uniform[0, 1) itself (for ``uniform_on_grid``) and the exponential (for lattice laws).
+* Uniform[0, 1) itself (for ``uniform_on_grid``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ from smoothdp.exact._core import (
 )
 
 __all__ = [
-    "ExponentialLaw",
     "GaussianLaw",
     "GeneralizedCauchyLaw",
     "LaplaceLaw",
@@ -108,12 +107,6 @@ class LaplaceLaw(_Law):
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
         return [self._b(-us[0].log())]
-
-
-class ExponentialLaw(LaplaceLaw):
-    """Z = −t·ln U ≥ 0 (unsigned): ⌊Z⌋ is geometric with ratio e^{−1/t}."""
-
-    signed = False
 
 
 class GaussianLaw(_Law):

@@ -2,7 +2,9 @@
 
 Real-line families: :class:`Laplace`, :class:`Gaussian`, :class:`StudentT`, :class:`GeneralizedCauchy`,
 :class:`PolyPlace`. On the integers: :class:`DiscreteLaplace` (pdf is the pmf, samples are int64). In the
-plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius).
+plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius). Exact integer
+samplers (discrete Laplace, geometric, discrete Gaussian, in integer arithmetic): :mod:`.exact_integer`,
+:mod:`.discrete_gaussian`.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ _EXPORTS = {
 _SUBMODULES = (
     "_base",
     "_beta_tail",
+    "discrete_gaussian",
     "discrete_laplace",
+    "exact_integer",
     "gaussian",
     "generalized_cauchy",
     "laplace",

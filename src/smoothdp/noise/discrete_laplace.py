@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
-from flint import arb
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.exact import check_numerics
-from smoothdp.exact._core import Affine, FloorRounder, run
-from smoothdp.exact.laws import ExponentialLaw
 from smoothdp.noise._base import NoiseDistribution, Size
+from smoothdp.noise.exact_integer import discrete_laplace
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_in_range
 
 __all__ = ["DiscreteLaplace"]
 
-#: Largest scale accepted: the geometric sampler works in doubles, exact for integers below 2⁵³.
+#: Largest scale accepted: the exact sampler's rates are at least 2⁻⁵⁰ (1/10¹⁵ ≈ 2⁻⁴⁹·⁸).
 MAX_SCALE = 1e15
 
 
@@ -38,9 +37,10 @@ class DiscreteLaplace(NoiseDistribution):
     * ``ppf(q)`` is the smallest integer k with P(K ≤ k) ≥ q (scipy's convention), returned as floats
       (``ppf(0) = −inf``, ``ppf(1) = +inf``).
     * ``sample`` returns **int64** integers: the difference of two independent geometric variables with
-      success probability p = 1 − e^{−1/t}, which is exactly this law. The default sampler is exact
-      (each geometric is ⌊t·E⌋, decided from lazily refined bits); ``numerics="float"`` uses numpy's
-      ``geometric``, whose floating-point inversion is not exact.
+      success probability p = 1 − e^{−1/t}, which is exactly this law. The default sampler is exact in
+      integer arithmetic for the rational rate 1/t of the float t (Canonne, Kamath & Steinke 2020,
+      :mod:`smoothdp.noise.exact_integer`); ``numerics="float"`` uses numpy's ``geometric``, whose
+      floating-point inversion is not exact.
     """
 
     name = "discrete_laplace"
@@ -131,31 +131,18 @@ class DiscreteLaplace(NoiseDistribution):
     ) -> NDArray[np.int64] | int:
         """Integer draws (int64). ``rng=None``: secure generator.
 
-        ``numerics="exact"`` (default): K = ⌊t·E₁⌋ − ⌊t·E₂⌋ with E₁, E₂ exponential, each floor decided
-        exactly from lazily refined uniform bits (P(⌊tE⌋ ≥ k) = e^{−k/t}: a geometric variable with
-        ratio e^{−1/t}), so K has exactly this law. ``"float"``: numpy's ``geometric`` (its
+        ``numerics="exact"`` (default): K = G₁ − G₂ with G₁, G₂ geometric with ratio e^{−1/t}, each drawn
+        exactly from uniform integers (no floating-point exp or log decides an outcome;
+        docs/theory/counting-queries.md#exact-integer-samplers), so K has exactly this law for the rate 1/t
+        of the float t (a rational with denominator below 2⁵³). ``"float"``: numpy's ``geometric`` (its
         inversion is in floating point, so the law is only approximately this one).
         """
         gen = resolve_rng(rng)
         if check_numerics(numerics) == "float":
             draws = self._sample_std(size, gen)
         else:
-            draws = self._sample_exact(size, gen)
+            draws = discrete_laplace(1 / Fraction(self.scale), size, gen)
         return int(draws) if size is None else draws
-
-    def _sample_exact(self, size: Size, rng: np.random.Generator) -> NDArray[np.int64]:
-        if size is None:
-            shape: tuple[int, ...] = ()
-        elif isinstance(size, int | np.integer):
-            shape = (int(size),)
-        else:
-            shape = tuple(int(k) for k in size)
-        n = math.prod(shape)
-        zero = np.zeros((2 * n, 1))
-        one = np.ones((2 * n, 1))
-        affine = Affine(zero, zero, one, one, lambda i, j: arb(0), lambda i: arb(1))
-        g = run(ExponentialLaw(self.scale), affine, 2 * n, FloorRounder(), rng)[:, 0]
-        return (g[:n] - g[n:]).astype(np.int64).reshape(shape)
 
     def var(self) -> float:
         return self._var_std()
