@@ -252,3 +252,35 @@ def test_public_fields_rows_and_columns_are_the_same_on_neighbours(change):
         a = smoothdp.aggregate(df, **kw, rng=16)
         b = smoothdp.aggregate(other, **kw, rng=17)
     assert _public(a) == _public(b)
+
+
+def test_counts_and_sums_are_one_batch_each_and_near_the_truth_at_large_epsilon():
+    df = _frame(3000, seed=18)
+    release = smoothdp.aggregate(
+        df, "job", {"hours": ["count", "sum"], "age": "count"}, bounds=BOUNDS, epsilon=300.0,
+        keys=["a", "b", "c", "empty"], rng=19, return_release=True,
+    )  # fmt: skip
+    out = release.frame
+    truth = (
+        df.groupby("job")
+        .agg(count=("hours", "size"), total=("hours", "sum"))
+        .reindex(["a", "b", "c", "empty"])
+    )
+    assert out["hours", "count"].dtype == np.int64
+    assert (out["hours", "count"] == out["age", "count"]).all()  # one count for the table
+    assert np.all(np.abs(out["hours", "count"].to_numpy() - truth["count"].fillna(0).to_numpy()) <= 2)
+    assert np.allclose(out["hours", "sum"].to_numpy(), truth["total"].fillna(0).to_numpy(), atol=20)
+    assert [s.statistic for s in release.statistics] == ["count", "sum"]
+    assert release.statistics[1].mechanism.startswith("noisy clipped sum")
+
+
+def test_the_count_of_one_group_under_substitution_is_exact_and_free():
+    df = _frame(123)
+    release = smoothdp.aggregate(df, None, {"hours": ["count", "median"]}, bounds=BOUNDS, epsilon=1.0, rng=20,
+                                 return_release=True)  # fmt: skip
+    assert release.frame["hours", "count"].iloc[0] == 123
+    count, median = release.statistics
+    assert count.epsilon == 0.0 and median.epsilon == 1.0  # the count takes no share of ε
+    ar = smoothdp.aggregate(df, None, {"hours": ["count"]}, epsilon=1.0, neighbours="add_remove", rng=20,
+                            return_release=True)  # fmt: skip
+    assert ar.statistics[0].epsilon == 1.0 and ar.statistics[0].mechanism.startswith("noisy histogram")

@@ -206,3 +206,38 @@ def test_the_threshold_is_the_smallest_that_holds():
         m = selection_threshold(epsilon=eps, delta=delta, max_groups=groups) - 1
         assert groups * alpha**m / (1 + alpha) <= delta
         assert m == 1 or groups * alpha ** (m - 1) / (1 + alpha) > delta * (1 + 1e-9)
+
+
+# -- a table of counts: one discrete Laplace per group ------------------------------------------------------
+def _count_loss(frame_a: pd.DataFrame, frame_b: pd.DataFrame, per_group_epsilon: float) -> float:
+    """Each group's noisy count has pmf ∝ e^{−|y − c|/t}: the table's loss is Σ_g |c_g − c'_g|/t, with t the
+    scale smoothdp.histogram uses at the per-group ε."""
+    t = smoothdp.histogram([0], categories=[0], epsilon=per_group_epsilon, rng=0).not_private.noise_scale
+    a = frame_a["g"].value_counts().reindex(KEYS, fill_value=0)
+    b = frame_b["g"].value_counts().reindex(KEYS, fill_value=0)
+    return float(np.abs(a - b).sum() / t)
+
+
+def _count_epsilon(frame: pd.DataFrame, relation: str, k: int | None, epsilon: float) -> float:
+    unit = {} if k is None else {"privacy_unit": "person", "contributions": k}
+    release = smoothdp.aggregate(
+        frame, "g", {"v": "count"}, epsilon=epsilon, keys=KEYS, neighbours=relation, rng=0,
+        return_release=True, **unit,
+    )  # fmt: skip
+    (share,) = release.statistics
+    assert share.mechanism.startswith("noisy histogram")
+    return share.epsilon_per_group
+
+
+@pytest.mark.parametrize(("relation", "k", "rows_a", "rows_b"), PAIRS)
+def test_a_table_of_counts_stays_within_its_guarantee(relation, k, rows_a, rows_b):
+    a, b = _frame(rows_a), _frame(rows_b)
+    assert _count_loss(a, b, _count_epsilon(a, relation, k, 1.0)) <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize(("twin", "pair"), [(_no_halving, PAIRS[0]), (_no_group_privacy, PAIRS[3])])
+def test_broken_count_tables_exceed_the_guarantee(monkeypatch, twin, pair):
+    monkeypatch.setattr(query, "table_budget", twin)
+    relation, k, rows_a, rows_b = pair
+    a, b = _frame(rows_a), _frame(rows_b)
+    assert _count_loss(a, b, _count_epsilon(a, relation, k, 1.0)) > 1.5

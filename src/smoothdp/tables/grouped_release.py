@@ -24,7 +24,7 @@ from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
 from smoothdp.tables.release import StatisticShare, TableRelease
-from smoothdp.tables.statistics import GroupedColumn, StatisticResult, run_count, run_per_group
+from smoothdp.tables.statistics import GroupedColumn, StatisticResult, run_count, run_per_group, run_sum
 
 __all__ = ["Groups", "aggregate", "assemble", "group_rows"]
 
@@ -217,11 +217,24 @@ def run_statistics(
     for stat, eps in zip(query.plan.statistics, query.epsilons, strict=True):
         if stat.name == "count":
             if budget.direct:  # one group under substitution: n is public (the free, exact answer)
-                results.append(StatisticResult(np.array([[groups.rows.size]], dtype=np.int64), None, False))
+                results.append(StatisticResult(np.array([[groups.rows.size]], dtype=np.int64), {}, False))
             else:
                 results.append(run_count(groups.codes, n_groups, epsilon=budget.per_group(eps), rng=rng))
             continue
         assert stat.column is not None
+        if stat.name == "sum":
+            results.append(
+                run_sum(
+                    frame.values(stat.column)[groups.rows],
+                    groups.codes,
+                    n_groups,
+                    bounds=query.bounds[stat.column],
+                    epsilon=budget.per_group(eps),
+                    neighbours=budget.call_neighbours,
+                    rng=rng,
+                )
+            )
+            continue
         if stat.column not in columns:
             columns[stat.column] = GroupedColumn(
                 frame.values(stat.column)[groups.rows],
@@ -253,8 +266,7 @@ def _share(query: Query, index: int, result: StatisticResult) -> StatisticShare:
             mechanism="the exact number of rows (public under substitution with one group)",
             proof="docs/theory/tables.md#one-group-under-substitution",
         )  # fmt: skip
-    example = result.example
-    details = dict(example.details) if example is not None else {}
+    meta = result.meta
     return StatisticShare(
         stat.column,
         stat.spec,
@@ -262,11 +274,11 @@ def _share(query: Query, index: int, result: StatisticResult) -> StatisticShare:
         eps,
         budget.per_group(eps),
         budget.call_neighbours,
-        mechanism=example.mechanism if example is not None else "",
-        method=details.get("method"),
-        proof=example.proof if example is not None else "",
-        source=example.source if example is not None else "",
-        details=details,
+        mechanism=meta.get("mechanism", ""),
+        method=meta.get("method"),
+        proof=meta.get("proof", ""),
+        source=meta.get("source", ""),
+        details=meta.get("details", {}),
     )
 
 

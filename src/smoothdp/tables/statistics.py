@@ -3,6 +3,7 @@
 * **count**: one call of :func:`smoothdp.histogram` over the public categories 0 … G − 1 (the group codes):
   the counts of every group at once, with one noise vector (no loop over groups). On the direct path (one
   group under substitution) the count is n itself, public there and free.
+* **sum**: one batch, :func:`smoothdp.sum`'s mechanism on every group's exact lattice sum at once.
 * **order statistics, means, sums, ...**: one sort of each value column by (group, value) — a stable radix
   sort of the group codes, then each group's slice sorted in place — and one call of the single-column
   function per group on its sorted slice (:class:`~smoothdp.scale.engine.SortedRecords`, so the call does not
@@ -21,11 +22,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.release import Release
+from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.validation import prepare_records
 
-__all__ = ["GroupedColumn", "StatisticResult", "run_count", "run_per_group"]
+__all__ = ["GroupedColumn", "StatisticResult", "describe_release", "run_count", "run_per_group", "run_sum"]
 
 
 class GroupedColumn:
@@ -61,12 +63,26 @@ class GroupedColumn:
 
 @dataclass(frozen=True)
 class StatisticResult:
-    """The values of one statistic for every group (shape (G, outputs)) and one group's release (its
-    public fields describe every group's: mechanism, method, guarantee), None when there is no group."""
+    """The values of one statistic for every group (shape (G, outputs)) and the public description of the
+    mechanism that released them (``mechanism``, ``method``, ``proof``, ``source``, ``details``: one
+    group's release's public fields, the same for every group; empty when there is no group)."""
 
     values: NDArray[Any]
-    example: Release | None
+    meta: dict[str, Any]
     is_simulation: bool
+
+
+def describe_release(release: Release | None) -> dict[str, Any]:
+    """The public fields of a release that describe how a statistic was released."""
+    if release is None:
+        return {}
+    return {
+        "mechanism": release.mechanism,
+        "method": release.details.get("method"),
+        "proof": release.proof,
+        "source": release.source,
+        "details": dict(release.details),
+    }
 
 
 def _positional(stat: PlannedStatistic) -> tuple[Any, ...]:
@@ -104,7 +120,7 @@ def run_per_group(
         if example is None:
             example = release
         simulation = simulation or release.is_simulation
-    return StatisticResult(out, example, simulation)
+    return StatisticResult(out, describe_release(example), simulation)
 
 
 def run_count(
@@ -115,12 +131,44 @@ def run_count(
     import smoothdp
 
     if n_groups == 0:
-        return StatisticResult(np.empty((0, 1), dtype=np.int64), None, False)
+        return StatisticResult(np.empty((0, 1), dtype=np.int64), {}, False)
     release = smoothdp.histogram(
         groups, categories=np.arange(n_groups), epsilon=epsilon, neighbours="add_remove", rng=rng
     )
     values = np.asarray(release.value, dtype=np.int64).reshape(n_groups, 1)
-    return StatisticResult(values, release, release.is_simulation)
+    return StatisticResult(values, describe_release(release), release.is_simulation)
+
+
+def run_sum(
+    values: NDArray[np.float64],
+    groups: NDArray[np.int64],
+    n_groups: int,
+    *,
+    bounds: tuple[float, float],
+    epsilon: float,
+    neighbours: str,
+    rng: np.random.Generator,
+) -> StatisticResult:
+    """Every group's clipped sum in one batch: the noisy sum of :func:`smoothdp.sum` (the same
+    :class:`~smoothdp.central.counting.NoisySum` calibration, one exact lattice sum per group, one noise
+    vector), each group's sum ε-DP under ``neighbours`` for one row."""
+    from smoothdp.central.counting import NoisySum
+    from smoothdp.central.counting_batch import noisy_grouped_sums
+
+    mech = NoisySum(bounds=bounds, epsilon=epsilon, neighbours=neighbours)
+    q = mech.quantizer
+    meta = {
+        "mechanism": mech.name,
+        "method": None,
+        "proof": mech.proof,
+        "source": mech.source,
+        "details": {"neighbours": neighbours, "bounds": (q.lower, q.upper), "quantum": q.quantum,
+                    "noise": mech.noise.family},
+    }  # fmt: skip
+    if n_groups == 0:
+        return StatisticResult(np.empty((0, 1)), meta, False)
+    out = noisy_grouped_sums(values, groups, n_groups, q, mech.noise, rng)
+    return StatisticResult(np.asarray(out, dtype=np.float64).reshape(n_groups, 1), meta, not is_secure(rng))
 
 
 def _parameters(fn: Any) -> Any:
