@@ -96,21 +96,31 @@ class PandasFrame(Frame):
         columns: Sequence[tuple[str, str]],
         data: Sequence[NDArray[Any]],
     ) -> Any:
-        import pandas as pd
+        return build_pandas(by, labels, columns, data)
 
-        if by is None:
-            index: Any = pd.RangeIndex(1)
-        elif len(by) == 1:
-            index = pd.Index(list(labels), name=by[0], dtype=None if labels else object)
-        elif labels:
-            index = pd.MultiIndex.from_tuples([tuple(k) for k in labels], names=list(by))
-        else:
-            index = pd.MultiIndex.from_arrays([[] for _ in by], names=list(by))
-        frame = pd.DataFrame({i: np.asarray(d) for i, d in enumerate(data)}, index=index)
-        frame.columns = (
-            pd.MultiIndex.from_tuples(list(columns)) if columns else pd.MultiIndex.from_arrays([[], []])
-        )
-        return frame
+
+def build_pandas(
+    by: tuple[str, ...] | None,
+    labels: Sequence[Any],
+    columns: Sequence[tuple[str, str]],
+    data: Sequence[NDArray[Any]],
+) -> Any:
+    """The pandas result (module docstring): indexed by the keys, ``MultiIndex`` columns."""
+    import pandas as pd
+
+    if by is None:
+        index: Any = pd.RangeIndex(1)
+    elif len(by) == 1:
+        index = pd.Index(list(labels), name=by[0], dtype=None if labels else object)
+    elif labels:
+        index = pd.MultiIndex.from_tuples([tuple(k) for k in labels], names=list(by))
+    else:
+        index = pd.MultiIndex.from_arrays([[] for _ in by], names=list(by))
+    frame = pd.DataFrame({i: np.asarray(d) for i, d in enumerate(data)}, index=index)
+    frame.columns = (
+        pd.MultiIndex.from_tuples(list(columns)) if columns else pd.MultiIndex.from_arrays([[], []])
+    )
+    return frame
 
 
 class PolarsFrame(Frame):

@@ -9,7 +9,7 @@ every statistic of every group by the single-column entry points (:mod:`~smoothd
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,7 +129,15 @@ def aggregate(
     charge(accountant, query.budget.guarantee, label=query.label())
     groups = group_rows(frame, query, gen)
     results = run_statistics(frame, query, groups, gen)
-    release = assemble(frame, query, groups, results, simulation=not is_secure(gen))
+    release = assemble(
+        frame.kind,
+        frame.build,
+        query,
+        groups.labels,
+        groups.keys_info,
+        results,
+        simulation=not is_secure(gen),
+    )
     return release if return_release else release.frame
 
 
@@ -283,12 +291,20 @@ def _share(query: Query, index: int, result: StatisticResult) -> StatisticShare:
 
 
 def assemble(
-    frame: Frame, query: Query, groups: Groups, results: list[StatisticResult], *, simulation: bool
+    kind: str,
+    build: Callable[..., Any],
+    query: Query,
+    labels: list[Any],
+    keys_info: dict[str, Any],
+    results: list[StatisticResult],
+    *,
+    simulation: bool,
 ) -> TableRelease:
-    """The result frame (columns in the order of ``aggs``) and its :class:`TableRelease`."""
+    """The result frame (``build(by, labels, columns, data)``, columns in the order of ``aggs``) and its
+    :class:`TableRelease`; a pandas result (``kind``) carries the metadata in ``attrs["smoothdp"]``."""
     columns = [(c.column, c.name) for c in query.plan.columns]
     data = [results[c.statistic].values[:, c.position] for c in query.plan.columns]
-    out = frame.build(query.by, groups.labels, columns, data)
+    out = build(query.by, labels, columns, data)
     shares = tuple(_share(query, i, r) for i, r in enumerate(results))
     unit = {
         "privacy_unit": query.privacy_unit,
@@ -299,11 +315,11 @@ def assemble(
         frame=out,
         guarantee=query.budget.guarantee,
         statistics=shares,
-        keys=groups.keys_info,
+        keys=keys_info,
         unit=unit,
         by=query.by,
         is_simulation=simulation or any(r.is_simulation for r in results),
     )
-    if frame.kind == "pandas":
+    if kind == "pandas":
         out.attrs["smoothdp"] = release.to_dict()
     return release

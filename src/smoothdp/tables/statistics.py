@@ -15,6 +15,7 @@ Every call gets ``accountant=None`` (the table charges once) and the table's gen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,17 @@ from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.validation import prepare_records
 
-__all__ = ["GroupedColumn", "StatisticResult", "describe_release", "run_count", "run_per_group", "run_sum"]
+__all__ = [
+    "GroupedColumn",
+    "StatisticResult",
+    "accepts_neighbours",
+    "describe_release",
+    "positional_arguments",
+    "run_count",
+    "run_per_group",
+    "run_sum",
+    "sum_meta",
+]
 
 
 class GroupedColumn:
@@ -81,11 +92,13 @@ def describe_release(release: Release | None) -> dict[str, Any]:
         "method": release.details.get("method"),
         "proof": release.proof,
         "source": release.source,
-        "details": dict(release.details),
+        # where it ran is not how: the same description on every engine
+        "details": {k: v for k, v in release.details.items() if k != "engine"},
     }
 
 
-def _positional(stat: PlannedStatistic) -> tuple[Any, ...]:
+def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
+    """The arguments after x of the statistic's function (q, the list of qs, the trim)."""
     if stat.name == "quantile":
         return (stat.args[0],)
     if stat.name == "quantiles":
@@ -103,19 +116,22 @@ def run_per_group(
     *,
     epsilon: float,
     neighbours: str,
-    rng: np.random.Generator,
+    rng: np.random.Generator | Callable[[int], np.random.Generator],
 ) -> StatisticResult:
-    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours``."""
+    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours``; ``rng`` is one
+    generator for every group (drawn in group order), or a function giving group g's generator (the
+    disjoint streams of a :class:`~smoothdp.rng.StreamKey` on Dask workers)."""
     fn = stat.function()
-    args = _positional(stat)
-    kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "rng": rng, "accountant": None}
-    if "neighbours" in _parameters(fn):
+    args = positional_arguments(stat)
+    kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "accountant": None}
+    if accepts_neighbours(fn):
         kwargs["neighbours"] = neighbours
     out = np.empty((n_groups, len(stat.outputs)), dtype=np.float64)
     example: Release | None = None
     simulation = False
     for g in range(n_groups):
-        release = fn(column.records(g), *args, **kwargs)
+        gen = rng(g) if callable(rng) else rng
+        release = fn(column.records(g), *args, rng=gen, **kwargs)
         out[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
         if example is None:
             example = release
@@ -136,7 +152,9 @@ def run_count(
         groups, categories=np.arange(n_groups), epsilon=epsilon, neighbours="add_remove", rng=rng
     )
     values = np.asarray(release.value, dtype=np.int64).reshape(n_groups, 1)
-    return StatisticResult(values, describe_release(release), release.is_simulation)
+    meta = describe_release(release)
+    meta["details"].pop("categories", None)  # the internal group codes 0 … G − 1
+    return StatisticResult(values, meta, release.is_simulation)
 
 
 def run_sum(
@@ -157,21 +175,29 @@ def run_sum(
 
     mech = NoisySum(bounds=bounds, epsilon=epsilon, neighbours=neighbours)
     q = mech.quantizer
-    meta = {
-        "mechanism": mech.name,
-        "method": None,
-        "proof": mech.proof,
-        "source": mech.source,
-        "details": {"neighbours": neighbours, "bounds": (q.lower, q.upper), "quantum": q.quantum,
-                    "noise": mech.noise.family},
-    }  # fmt: skip
+    meta = sum_meta(mech, neighbours)
     if n_groups == 0:
         return StatisticResult(np.empty((0, 1)), meta, False)
     out = noisy_grouped_sums(values, groups, n_groups, q, mech.noise, rng)
     return StatisticResult(np.asarray(out, dtype=np.float64).reshape(n_groups, 1), meta, not is_secure(rng))
 
 
-def _parameters(fn: Any) -> Any:
+def sum_meta(mech: Any, neighbours: str) -> dict[str, Any]:
+    """The public description of a batch of noisy sums (a :class:`~smoothdp.central.counting.NoisySum`)."""
+    q = mech.quantizer
+    details = {"neighbours": neighbours, "bounds": (q.lower, q.upper), "quantum": q.quantum,
+               "noise": mech.noise.family}  # fmt: skip
+    return {
+        "mechanism": mech.name,
+        "method": None,
+        "proof": mech.proof,
+        "source": mech.source,
+        "details": details,
+    }
+
+
+def accepts_neighbours(fn: Any) -> bool:
+    """Whether a single-column function takes ``neighbours=``."""
     import inspect
 
-    return inspect.signature(fn).parameters
+    return "neighbours" in inspect.signature(fn).parameters
