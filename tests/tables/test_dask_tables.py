@@ -100,7 +100,7 @@ def test_on_a_two_worker_cluster():
     df = _frame(3000, seed=8)
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB",
-                                 dashboard_address=None) as cluster,
+                                 dashboard_address=":0") as cluster,
         distributed.Client(cluster),
     ):  # fmt: skip
         out = smoothdp.aggregate(dd.from_pandas(df, npartitions=4), "job", AGGS, bounds=BOUNDS, epsilon=1.0,

@@ -42,6 +42,7 @@ from smoothdp.tables.statistics import (
     StatisticResult,
     accepts_neighbours,
     describe_release,
+    noisy_counts,
     positional_arguments,
     run_per_group,
     sum_meta,
@@ -279,7 +280,7 @@ def _statistics(
             results.append(StatisticResult(np.array([[rows]], dtype=np.int64), {}, False))
         elif stat.name == "count":
             counts = np.vstack([np.zeros((1, width), np.int64), *computed["count"]]).sum(axis=0)[:n_groups]
-            results.append(_noisy_counts(counts, budget.per_group(eps), rng))
+            results.append(noisy_counts(counts, epsilon=budget.per_group(eps), rng=rng))
         elif stat.name == "sum":
             mech = sums[i]
             exact = np.vstack([np.zeros((1, width), np.int64).astype(object), *computed[f"sum{i}"]])
@@ -293,22 +294,6 @@ def _statistics(
         elif stat.column is not None:  # by=None: the single-column function on the Dask column itself
             results.append(_whole_column(stat, data[stat.column], budget.per_group(eps), query, rng))
     return results
-
-
-def _noisy_counts(counts: NDArray[Any], epsilon: float, rng: np.random.Generator) -> StatisticResult:
-    """The histogram's noise on exact counts, drawn here (the mechanism of :func:`smoothdp.histogram`)."""
-    from smoothdp.central.counting import NoisyHistogram
-    from smoothdp.central.counting_batch import add_integer_noise
-    from smoothdp.rng import is_secure
-
-    g = counts.size
-    if g == 0:
-        return StatisticResult(np.empty((0, 1), dtype=np.int64), {}, False)
-    mech = NoisyHistogram(epsilon=epsilon, categories=np.arange(g), neighbours="add_remove")
-    values = add_integer_noise(counts.astype(np.int64), mech.noise, rng).reshape(g, 1)
-    meta = {"mechanism": mech.name, "method": None, "proof": mech.proof, "source": mech.source,
-            "details": {"neighbours": "add_remove", "noise": mech.noise.family}}  # fmt: skip
-    return StatisticResult(values, meta, not is_secure(rng))
 
 
 def _whole_column(

@@ -33,10 +33,11 @@ __all__ = ["Groups", "aggregate", "assemble", "group_rows"]
 class Groups:
     """The rows that take part, their group (0 … G − 1), and the G output keys in output order.
 
-    ``rows``: indices into the frame; ``codes``: the group of each of those rows; ``labels``: the key of each
-    group as the output shows it; ``keys_info``: how the keys were chosen (public metadata)."""
+    ``rows``: indices into the frame (``slice(None)``: every row, no copy); ``codes``: the group of each of
+    those rows; ``labels``: the key of each group as the output shows it; ``keys_info``: how the keys were
+    chosen (public metadata)."""
 
-    rows: NDArray[np.intp]
+    rows: NDArray[np.intp] | slice
     codes: NDArray[np.int64]
     labels: list[Any]
     keys_info: dict[str, Any]
@@ -151,29 +152,37 @@ def group_rows(frame: Frame, query: Query, rng: np.random.Generator) -> Groups:
     """Drop the rows of unlisted keys, bound each person's contribution, select the keys privately if asked:
     the rows that take part and their group codes (module docstring of :mod:`smoothdp.tables.groups`)."""
     n = frame.n_rows
+    rows: NDArray[np.intp] | slice = slice(None)
     if query.by is None:
-        rows, codes = np.arange(n), np.zeros(n, dtype=np.int64)
+        codes = np.zeros(n, dtype=np.int64)
         labels: list[Any] = [None]
         info: dict[str, Any] = {"kind": "one group (by=None)"}
     else:
         key_codes, uniques = _key_codes(frame, query.by)
         if isinstance(query.keys, PublicKeys):
             position = query.keys.positions(uniques)[key_codes] if n else np.empty(0, dtype=np.int64)
-            rows = np.flatnonzero(position >= 0)
-            codes, labels = position[rows], list(query.keys.labels)
+            labels = list(query.keys.labels)
+            listed = position >= 0
+            if listed.all():  # nothing to drop: no copy of the columns
+                codes = position
+            else:
+                rows = np.flatnonzero(listed)
+                codes = position[rows]
             info = {"kind": "public", "count": len(labels)}
         else:
-            rows, codes = np.arange(n), key_codes
+            codes = key_codes
             labels = uniques  # candidates, until the selection below
             info = {"kind": "private"}
     units: NDArray[np.int64] | None = None
     if query.privacy_unit is not None:
+        rows = np.arange(n)[rows]
         units = frame.factorize(query.privacy_unit)[0][rows]
         kept = bound_contributions(
             units, codes, rows=query.contributions, max_groups=query.max_groups, rng=rng
         )
         rows, codes, units = rows[kept], codes[kept], units[kept]
     if query.keys == "private":
+        rows = np.arange(n)[rows]
         rows, codes, labels, selection = _select(rows, codes, units, labels, query, rng)
         info.update(selection)
     return Groups(rows, codes, labels, info)
@@ -225,7 +234,7 @@ def run_statistics(
     for stat, eps in zip(query.plan.statistics, query.epsilons, strict=True):
         if stat.name == "count":
             if budget.direct:  # one group under substitution: n is public (the free, exact answer)
-                results.append(StatisticResult(np.array([[groups.rows.size]], dtype=np.int64), {}, False))
+                results.append(StatisticResult(np.array([[groups.codes.size]], dtype=np.int64), {}, False))
             else:
                 results.append(run_count(groups.codes, n_groups, epsilon=budget.per_group(eps), rng=rng))
             continue

@@ -1,8 +1,8 @@
 """Running the planned statistics over the groups: the single-column entry points, per group or in one batch.
 
-* **count**: one call of :func:`smoothdp.histogram` over the public categories 0 … G − 1 (the group codes):
-  the counts of every group at once, with one noise vector (no loop over groups). On the direct path (one
-  group under substitution) the count is n itself, public there and free.
+* **count**: the exact counts of the group codes (one ``bincount``) plus the noise of
+  :func:`smoothdp.histogram` over the categories 0 … G − 1: every group at once, one noise vector. On the
+  direct path (one group under substitution) the count is n itself, public there and free.
 * **sum**: one batch, :func:`smoothdp.sum`'s mechanism on every group's exact lattice sum at once.
 * **order statistics, means, sums, ...**: one sort of each value column by (group, value) — a stable radix
   sort of the group codes, then each group's slice sorted in place — and one call of the single-column
@@ -33,6 +33,7 @@ __all__ = [
     "StatisticResult",
     "accepts_neighbours",
     "describe_release",
+    "noisy_counts",
     "positional_arguments",
     "run_count",
     "run_per_group",
@@ -142,19 +143,28 @@ def run_per_group(
 def run_count(
     groups: NDArray[np.int64], n_groups: int, *, epsilon: float, rng: np.random.Generator
 ) -> StatisticResult:
-    """Every group's count in one call of :func:`smoothdp.histogram` over the categories 0 … G − 1, under
-    add/remove (a person's k rows move the count vector by at most k in ℓ1: the caller passes ε/k)."""
-    import smoothdp
+    """Every group's count at once: the exact counts of the group codes, plus the noise of
+    :func:`smoothdp.histogram` over the categories 0 … G − 1 (its mechanism,
+    :class:`~smoothdp.central.counting.NoisyHistogram`, under add/remove: a person's k rows move the count
+    vector by at most k in ℓ1, so the caller passes ε/k)."""
+    from smoothdp.central.counting_batch import cell_counts
 
-    if n_groups == 0:
+    return noisy_counts(cell_counts(groups, max(n_groups, 1))[:n_groups], epsilon=epsilon, rng=rng)
+
+
+def noisy_counts(counts: NDArray[Any], *, epsilon: float, rng: np.random.Generator) -> StatisticResult:
+    """Exact per-group counts plus the histogram's noise (one draw per group, one vector)."""
+    from smoothdp.central.counting import NoisyHistogram
+    from smoothdp.central.counting_batch import add_integer_noise
+
+    g = counts.size
+    if g == 0:
         return StatisticResult(np.empty((0, 1), dtype=np.int64), {}, False)
-    release = smoothdp.histogram(
-        groups, categories=np.arange(n_groups), epsilon=epsilon, neighbours="add_remove", rng=rng
-    )
-    values = np.asarray(release.value, dtype=np.int64).reshape(n_groups, 1)
-    meta = describe_release(release)
-    meta["details"].pop("categories", None)  # the internal group codes 0 … G − 1
-    return StatisticResult(values, meta, release.is_simulation)
+    mech = NoisyHistogram(epsilon=epsilon, categories=np.arange(g), neighbours="add_remove")
+    values = add_integer_noise(np.asarray(counts, dtype=np.int64), mech.noise, rng).reshape(g, 1)
+    meta = {"mechanism": mech.name, "method": None, "proof": mech.proof, "source": mech.source,
+            "details": {"neighbours": "add_remove", "noise": mech.noise.family}}  # fmt: skip
+    return StatisticResult(values, meta, not is_secure(rng))
 
 
 def run_sum(
