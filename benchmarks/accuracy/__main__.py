@@ -24,6 +24,7 @@ from typing import Any
 from benchmarks.accuracy.datasets import QUANTILE_DEFINITION, build_datasets
 from benchmarks.accuracy.harness import DEFAULT_TRIALS, EPSILONS, run_all
 from benchmarks.accuracy.methods import OPENDP_GRID_SIZE, all_methods
+from benchmarks.accuracy.moments import build_moment_datasets, moment_methods
 from benchmarks.accuracy.report import merge_cells, render_docs, render_markdown, write_csv, write_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +64,15 @@ def _write_docs(stem: str) -> None:
     print(f"wrote {RESULTS / (stem + '.md')} and {DOCS_PAGE}")
 
 
+def _settings(methods: list[Any]) -> dict[str, str]:
+    """Each method's setting; a name used by both families (the default row) lists both settings."""
+    out: dict[str, str] = {}
+    for m in methods:
+        known = out.get(m.name)
+        out[m.name] = m.setting if known is None or m.setting in known else f"{known}; {m.setting}"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -77,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list data sets and detected methods, then exit")
     parser.add_argument("--smoothdp-only", action="store_true",
                         help="run only smoothdp's methods (default + every detected method=)")
+    parser.add_argument("--only", choices=("quantiles", "moments"),
+                        help="run one family of rows only: medians and quantiles, or means and variances")
     parser.add_argument("--update", action="store_true",
                         help="merge the cells run into the existing <stem>.json (after smoothdp changed, "
                              "--smoothdp-only --update re-runs its columns and keeps the competitors')")
@@ -86,11 +98,17 @@ def main(argv: list[str] | None = None) -> int:
         _write_docs(args.stem or "accuracy")
         return 0
 
-    datasets = build_datasets()
-    methods = all_methods()
+    # Two families of rows, each with its own methods: quantiles (median, deciles) and moments (mean, var).
+    families: list[tuple[list[Any], list[Any]]] = []
+    if args.only != "moments":
+        families.append((build_datasets(), all_methods()))
+    if args.only != "quantiles":
+        families.append((build_moment_datasets(), moment_methods()))
+    datasets = [d for fam, _ in families for d in fam]
+    methods = [m for _, ms in families for m in ms]
     if args.list:
         for ds in datasets:
-            print(f"data set {ds.name:22s} n={ds.n:6d} qs={ds.qs} bounds={ds.bounds}")
+            print(f"data set {ds.name:28s} n={ds.n:6d} kind={ds.kind} bounds={ds.bounds}")
         for m in methods:
             print(f"method   {m.name:22s} [{m.role}] {m.setting}")
         return 0
@@ -100,15 +118,21 @@ def main(argv: list[str] | None = None) -> int:
         unknown = set(wanted_ds) - {d.name for d in datasets}
         if unknown:
             parser.error(f"--datasets: unknown {sorted(unknown)}; known: {[d.name for d in datasets]}")
-        datasets = [d for d in datasets if d.name in wanted_ds]
     if wanted_m:
         unknown = set(wanted_m) - {m.name for m in methods}
         if unknown:
             parser.error(f"--methods: unknown {sorted(unknown)}; available: {[m.name for m in methods]}")
-        methods = [m for m in methods if m.name in wanted_m]
-    if args.smoothdp_only:
-        methods = [m for m in methods if m.library == "smoothdp"]
-    restricted = wanted_ds or wanted_m or args.epsilons or args.smoothdp_only
+    families = [
+        (
+            [d for d in fam if not wanted_ds or d.name in wanted_ds],
+            [m for m in ms if (not wanted_m or m.name in wanted_m)
+             and (not args.smoothdp_only or m.library == "smoothdp")],
+        )
+        for fam, ms in families
+    ]
+    datasets = [d for fam, _ in families for d in fam]
+    methods = [m for _, ms in families for m in ms]
+    restricted = wanted_ds or wanted_m or args.epsilons or args.smoothdp_only or args.only
     full = not restricted and args.trials >= DEFAULT_TRIALS
     stem = args.stem or ("accuracy" if full or args.update else "accuracy_partial")
 
@@ -123,12 +147,16 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "definition": f"numpy.quantile(x, q, method={QUANTILE_DEFINITION!r}) = x_(max(1, ⌈qn⌉))",
         "opendp_grid_size": OPENDP_GRID_SIZE,
-        "settings": {m.name: m.setting for m in methods},
+        "settings": _settings(methods),
         "datasets": {d.name: d.description for d in datasets},
         "bounds": {d.name: list(d.bounds) for d in datasets},
     }
-    cells = [r.as_dict() for r in run_all(datasets, methods, epsilons=epsilons, trials=args.trials,
-                                          base_seed=args.seed, progress=lambda s: print(s, flush=True))]
+    cells = [
+        r.as_dict()
+        for fam, ms in families
+        for r in run_all(fam, ms, epsilons=epsilons, trials=args.trials, base_seed=args.seed,
+                         progress=lambda s: print(s, flush=True))
+    ]
     if args.update and (RESULTS / f"{stem}.json").exists():
         old = _load(stem)
         cells = merge_cells(old["cells"], cells)

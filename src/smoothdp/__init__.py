@@ -52,9 +52,11 @@ __all__ = [
     "quantiles",
     "sensitivity",
     "smoothed_dp",
+    "std",
     "sum",
     "tables",
     "trimmed_mean",
+    "var",
 ]
 
 _EXPORTS = {
@@ -65,7 +67,9 @@ _EXPORTS = {
     "count": "smoothdp.central.counting",
     "histogram": "smoothdp.central.counting",
     "sum": "smoothdp.central.counting",
-    "mean": "smoothdp.central.api",
+    "mean": "smoothdp.central.moments_api",
+    "std": "smoothdp.central.moments_api",
+    "var": "smoothdp.central.moments_api",
     "median": "smoothdp.central.api",
     "quantile": "smoothdp.central.api",
     "quantiles": "smoothdp.central.api",
@@ -114,9 +118,10 @@ if TYPE_CHECKING:
     from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp, tables
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
-    from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+    from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
     from smoothdp.central.counting import count, histogram, sum
     from smoothdp.central.means import private_clip_mean
+    from smoothdp.central.moments_api import mean, std, var
     from smoothdp.mechanism import Mechanism
     from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
     from smoothdp.release import NotPrivate, Release

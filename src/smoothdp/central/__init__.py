@@ -10,7 +10,10 @@
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
 * :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
   Gaussian); :mod:`.counting_batch`: their vectorized building blocks (all groups of a table in one call);
-  :mod:`.api`: numpy-style entry points.
+  :mod:`.api`: numpy-style entry points;
+* :mod:`.moments`, :mod:`.range_sweep`, :mod:`.range_moments`, :mod:`.noisy_moments`: the mean, variance and
+  standard deviation (global sensitivity on the declared bounds or on a private range, staircase noise;
+  noisy sums under add/remove), with their entry points in :mod:`.moments_api`.
 
 Every mechanism is a :class:`smoothdp.mechanism.Mechanism`: keyword-only privacy parameters, a guarantee
 with its neighbour relation, a proof section of docs/theory, and ``release(data, *, accountant=None,
@@ -25,10 +28,13 @@ from smoothdp._lazy import attach
 
 # Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
 # imported; api is what every use of the package loads anyway.
-from smoothdp.central.api import mean, median, quantile, quantiles, trimmed_mean
+from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
+from smoothdp.central.moments_api import mean, std, var
 
 __all__ = [
     "BoundedLocalSensitivity",
+    "ClippedMean",
+    "ClippedVariance",
     "ExponentialQuantile",
     "GaussianMean",
     "GlobalSensitivityMean",
@@ -40,6 +46,7 @@ __all__ = [
     "Min",
     "NoisyCount",
     "NoisyHistogram",
+    "NoisyMoments",
     "NoisySum",
     "OrderStatistic",
     "PreparedData",
@@ -48,10 +55,13 @@ __all__ = [
     "PrivateRatio",
     "ProposeTestRelease",
     "Quantile",
+    "RangeMean",
+    "RangeVariance",
     "RecursiveQuantiles",
     "SampleAndAggregate",
     "SmoothSensitivityMechanism",
     "Statistic",
+    "SweepRange",
     "TrimmedMean",
     "bounded_local_sensitivity",
     "count",
@@ -73,8 +83,10 @@ __all__ = [
     "ratio_local_sensitivity_laplace",
     "ratio_sensitivity_bound",
     "sample_and_aggregate",
+    "std",
     "sum",
     "trimmed_mean",
+    "var",
 ]
 
 _EXPORTS = {
@@ -95,6 +107,12 @@ _EXPORTS = {
     "count": "smoothdp.central.counting",
     "histogram": "smoothdp.central.counting",
     "sum": "smoothdp.central.counting",
+    "ClippedMean": "smoothdp.central.moments",
+    "ClippedVariance": "smoothdp.central.moments",
+    "NoisyMoments": "smoothdp.central.noisy_moments",
+    "RangeMean": "smoothdp.central.range_moments",
+    "RangeVariance": "smoothdp.central.range_moments",
+    "SweepRange": "smoothdp.central.range_sweep",
     "PrivateClipMean": "smoothdp.central.means",
     "private_clip_mean": "smoothdp.central.means",
     "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
@@ -133,9 +151,15 @@ _SUBMODULES = (
     "counting_noise",
     "means",
     "mechanisms",
+    "moment_sums",
+    "moments",
+    "moments_api",
+    "noisy_moments",
     "private_bounds",
     "ptr",
     "quantiles",
+    "range_moments",
+    "range_sweep",
     "ratio",
     "sample_aggregate",
     "statistics",
@@ -162,9 +186,13 @@ if TYPE_CHECKING:
     from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum, count, histogram, sum
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+    from smoothdp.central.moments import ClippedMean, ClippedVariance
+    from smoothdp.central.noisy_moments import NoisyMoments
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+    from smoothdp.central.range_moments import RangeMean, RangeVariance
+    from smoothdp.central.range_sweep import SweepRange
     from smoothdp.central.ratio import (
         PrivateRatio,
         private_ratio,

@@ -7,8 +7,8 @@ keyword-only. Pure ε-DP with the default PolyPlace noise (HT Theorem 8); ``nois
 ``"cauchy"`` are pure too (LY Lemmas 3.5, 3.3); ``noise="laplace"`` is (ε, δ)-DP and needs δ > 0
 (NRS07 Lemma 2.9, capped). Proof: docs/theory/smooth-sensitivity.md#the-smooth-sensitivity-mechanism.
 
-Neighbours: one record substituted (median, quantile, trimmed mean: ``"substitution"``) or added/removed
-(mean: ``"add_remove"``); ``release.guarantee.neighbours`` says which. ``accountant=`` is charged before
+Neighbours: one record substituted (``"substitution"``); ``release.guarantee.neighbours`` says so. The mean,
+variance and standard deviation are in :mod:`smoothdp.central.moments_api`. ``accountant=`` is charged before
 any noise is drawn (a :class:`~smoothdp.accounting.BudgetError` releases and charges nothing). Data outside
 ``bounds`` is an error unless ``clip=True``. Only ``Release.value`` is private (``release.not_private``
 holds the smooth sensitivity and noise scale, for the data holder only).
@@ -50,7 +50,7 @@ from smoothdp.central.quantiles import (
     check_quantile_list,
     prepare_data,
 )
-from smoothdp.central.statistics import Mean, Median, Quantile, Statistic, TrimmedMean
+from smoothdp.central.statistics import Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
@@ -59,7 +59,7 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
-__all__ = ["mean", "median", "quantile", "quantiles", "trimmed_mean"]
+__all__ = ["median", "quantile", "quantiles", "trimmed_mean"]
 
 Bounds = tuple[float, float] | str
 
@@ -701,40 +701,3 @@ def trimmed_mean(
         engine=engine,
     )
 
-
-def mean(
-    x: ArrayLike,
-    *,
-    epsilon: float,
-    bounds: tuple[float, float],
-    noise: str = DEFAULT_NOISE,
-    delta: float = 0.0,
-    beta: float | None = None,
-    clip: bool = True,
-    clamp: bool = True,
-    numerics: str = "exact",
-    rng: SeedLike = None,
-    accountant: Accountant | None = None,
-    engine: Any = None,
-    **noise_options: Any,
-) -> Release:
-    """Private mean under **add/remove** neighbours (n private), S_β = max((u−l)/n, (u−l)e^{−β(n−1)})
-    (docs/theory/smooth-sensitivity.md#mean-with-clipping); other arguments as :func:`median`.
-
-    On a substitution accountant (the default) an add/remove ε is counted as 2ε (group privacy:
-    docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
-    """
-    return _release(
-        Mean(bounds=bounds, clip=clip),
-        x,
-        epsilon=epsilon,
-        noise=noise,
-        delta=delta,
-        beta=beta,
-        clamp=clamp,
-        numerics=numerics,
-        rng=rng,
-        accountant=accountant,
-        noise_options=noise_options,
-        engine=engine,
-    )

@@ -1,8 +1,9 @@
 """Noise distributions in the style of ``scipy.stats``: pdf, logpdf, cdf, sf, ppf, sample, mean, var, std.
 
 Real-line families: :class:`Laplace`, :class:`Gaussian`, :class:`StudentT`, :class:`GeneralizedCauchy`,
-:class:`PolyPlace`. On the integers: :class:`DiscreteLaplace` (pdf is the pmf, samples are int64). In the
-plane: :class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius). Exact integer
+:class:`PolyPlace`, :class:`Staircase` (the ε-DP noise of least E|Z| for a sensitivity Δ). On the
+integers: :class:`DiscreteLaplace` (pdf is the pmf, samples are int64). In the plane:
+:class:`PlanarLaplace` (points of shape (..., 2); cdf/sf/ppf are those of the radius). Exact integer
 samplers (discrete Laplace, geometric, discrete Gaussian, in integer arithmetic): :mod:`.exact_integer`,
 :mod:`.discrete_gaussian`.
 """
@@ -23,6 +24,7 @@ __all__ = [
     "NoiseDistribution",
     "PlanarLaplace",
     "PolyPlace",
+    "Staircase",
     "StudentT",
 ]
 
@@ -36,6 +38,7 @@ _EXPORTS = {
     "Laplace": "smoothdp.noise.laplace",
     "PlanarLaplace": "smoothdp.noise.planar_laplace",
     "PolyPlace": "smoothdp.noise.polyplace",
+    "Staircase": "smoothdp.noise.staircase",
     "StudentT": "smoothdp.noise.student_t",
 }
 #: The package's modules, reachable as attributes once imported on first access.
@@ -50,6 +53,7 @@ _SUBMODULES = (
     "laplace",
     "planar_laplace",
     "polyplace",
+    "staircase",
     "student_t",
 )
 
@@ -63,4 +67,5 @@ if TYPE_CHECKING:
     from smoothdp.noise.laplace import Laplace
     from smoothdp.noise.planar_laplace import PlanarLaplace
     from smoothdp.noise.polyplace import PolyPlace
+    from smoothdp.noise.staircase import Staircase
     from smoothdp.noise.student_t import StudentT

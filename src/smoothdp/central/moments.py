@@ -1,0 +1,314 @@
+"""The clipped mean and variance with global-sensitivity noise, under substitution (n public).
+
+* :class:`ClippedMean`: the mean of the records clipped into [a, b] moves by at most (b − a)/n when one
+  record is replaced (docs/theory/moments.md#clipped-mean).
+* :class:`ClippedVariance`: the variance (1/(n − ddof))·Σ(x_i − x̄)² of records in [a, b] moves by at most
+  (b − a)²·(n − 1)/(n·(n − ddof)) (docs/theory/moments.md#clipped-variance); ``root=True`` releases its
+  square root, the standard deviation (post-processing).
+
+Noise: :class:`~smoothdp.noise.Staircase` for that sensitivity (default; the ε-DP additive noise of least
+expected |error|, Geng & Viswanath 2016) or Laplace(Δ/ε). Exact release
+(docs/theory/floating-point.md#the-exact-release-path): the statistic is an exact rational
+(:func:`~smoothdp.central.statistics.exact_sum`, :func:`~smoothdp.central.moment_sums.exact_variance`)
+and the output is exactly the rounding onto a public grid of statistic + Z. The release is clamped into
+[a, b] (the mean) or [0, (b − a)²·n/(4(n − ddof))] (the variance): post-processing.
+
+:func:`release_mean` and :func:`release_variance` do one release on given bounds; the mechanisms on a
+private range (:mod:`smoothdp.central.range_moments`) call them with the range they found.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from smoothdp.central.moment_sums import exact_variance
+from smoothdp.central.quantiles import prepare_data
+from smoothdp.central.statistics import exact_sum
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.mechanism import Mechanism
+from smoothdp.noise import Laplace, NoiseDistribution, Staircase
+from smoothdp.privacy import PureDP
+from smoothdp.release import NotPrivate, Release
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_int
+
+__all__ = [
+    "MOMENT_NOISES",
+    "ClippedMean",
+    "ClippedVariance",
+    "Moment",
+    "check_ddof",
+    "check_moment_noise",
+    "moment_noise",
+    "release_mean",
+    "release_variance",
+    "round_up",
+    "variance_ceiling",
+    "variance_grid",
+]
+
+MOMENT_NOISES = ("staircase", "laplace")
+STAIRCASE_SOURCE = (
+    "staircase noise: Geng & Viswanath, The optimal noise-adding mechanism in differential privacy, IEEE "
+    "Transactions on Information Theory 2016"
+)
+
+
+def round_up(value: Fraction) -> float:
+    """The float at or just above a non-negative rational (a sensitivity is never rounded down)."""
+    out = float(value)
+    if Fraction(out) < value:
+        out = math.nextafter(out, math.inf)
+    return out
+
+
+def check_moment_noise(noise: Any) -> str:
+    if noise not in MOMENT_NOISES:
+        raise ValueError(f"noise must be one of {MOMENT_NOISES} for this method; got {noise!r}")
+    return str(noise)
+
+
+def check_ddof(ddof: Any) -> int:
+    """ddof ∈ {0, 1}: population (0) or sample (1) variance."""
+    return check_int("ddof", ddof, minimum=0, maximum=1)
+
+
+def moment_noise(kind: str, sensitivity: float, epsilon: float) -> NoiseDistribution:
+    """Staircase(Δ, ε) or Laplace(Δ/ε, rounded up) for a sensitivity Δ > 0."""
+    if kind == "staircase":
+        return Staircase(sensitivity, epsilon=epsilon)
+    return Laplace(round_up(Fraction(sensitivity) / Fraction(epsilon)))
+
+
+def variance_ceiling(width: float, n: int, ddof: int) -> float:
+    """(b − a)²·n/(4(n − ddof)): no variance of n records in an interval of that width exceeds it."""
+    return round_up(Fraction(width) ** 2 * n / (4 * (n - ddof)))
+
+
+def variance_grid(lower: float, upper: float) -> OutputGrid:
+    """The public output grid of a variance of records in the declared bounds (up to (u − l)²/2)."""
+    width = upper - lower
+    top = width * width
+    if not math.isfinite(top) or top > 2.0**1020:
+        raise ValueError(
+            f"bounds too wide for a variance: (upper − lower)² must be at most 2^1020; got ({lower!r}, "
+            f"{upper!r})"
+        )
+    return OutputGrid.for_bounds(0.0, max(top, 2.0**-1000))
+
+
+class Moment:
+    """What one release on bounds [a, b] gives: the value and the noise that was added."""
+
+    def __init__(self, value: float, noise: NoiseDistribution | None) -> None:
+        self.value = value
+        self.noise = noise
+
+    def not_private(self) -> NotPrivate:
+        if self.noise is None:
+            return NotPrivate(noise_scale=0.0, noise_std=0.0)
+        return NotPrivate(noise_scale=self.noise.scale, noise_std=self.noise.std())
+
+
+def release_mean(
+    values: NDArray[np.float64],
+    bounds: tuple[float, float],
+    *,
+    epsilon: float,
+    noise: str,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
+    clamp: bool = True,
+) -> Moment:
+    """One ε-DP release of the mean of ``values`` clipped into ``bounds`` = [a, b] (n = values.size ≥ 1
+    public): exact mean + noise of sensitivity (b − a)/n, clamped into [a, b]. a = b releases a (the
+    clipped mean is then constant: no noise is needed)."""
+    a, b = bounds
+    if a == b:
+        return Moment(a, None)
+    n = values.size
+    center = exact_sum(np.clip(values, a, b)) / n
+    z = moment_noise(noise, round_up((Fraction(b) - Fraction(a)) / n), epsilon)
+    value = float(add_noise(center, z, grid=grid, rng=rng, numerics=numerics))
+    return Moment(float(np.clip(value, a, b)) if clamp else value, z)
+
+
+def release_variance(
+    values: NDArray[np.float64],
+    bounds: tuple[float, float],
+    *,
+    ddof: int,
+    epsilon: float,
+    noise: str,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str,
+    clamp: bool = True,
+) -> Moment:
+    """One ε-DP release of the variance (ddof) of ``values`` clipped into [a, b] (n > ddof public): exact
+    variance + noise of sensitivity (b − a)²(n − 1)/(n(n − ddof)), clamped into [0, (b − a)²n/(4(n − ddof))].
+    One record (ddof = 0) or a = b: the variance is 0 whatever the data, released as is."""
+    a, b = bounds
+    n = values.size
+    if a == b or n == 1:
+        return Moment(0.0, None)
+    center = exact_variance(np.clip(values, a, b), ddof)
+    width = Fraction(b) - Fraction(a)
+    z = moment_noise(noise, round_up(width * width * (n - 1) / (n * (n - ddof))), epsilon)
+    value = float(add_noise(center, z, grid=grid, rng=rng, numerics=numerics))
+    if clamp:
+        value = min(max(value, 0.0), variance_ceiling(b - a, n, ddof))
+    return Moment(value, z)
+
+
+class _OnDeclaredBounds(Mechanism):
+    """Shared set-up of the two global-sensitivity mechanisms on the declared bounds."""
+
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        noise: str = "staircase",
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        self.epsilon = check_epsilon(epsilon)
+        self.lower, self.upper = check_bounds(bounds)
+        self.noise = check_moment_noise(noise)
+        self.clip = check_bool("clip", clip)
+        self.clamp = check_bool("clamp", clamp)
+        self.numerics = check_numerics(numerics)
+        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        self.calibration = None
+
+    def _details(self) -> dict[str, Any]:
+        return {
+            "method": "clipped",
+            "bounds": (self.lower, self.upper),
+            "noise": self.noise,
+            "clip": self.clip,
+            "clamp": self.clamp,
+        }
+
+
+class ClippedMean(_OnDeclaredBounds):
+    """The mean of the records clipped into the declared bounds plus staircase (or Laplace) noise of
+    sensitivity (u − l)/n: pure ε-DP under **substitution** (docs/theory/moments.md#clipped-mean).
+
+    Parameters
+    ----------
+    epsilon
+        ε > 0.
+    bounds
+        Public ``(lower, upper)``; records are clipped into them (NaN: imputed with their midpoint).
+    noise
+        ``"staircase"`` (default) or ``"laplace"``.
+    clip
+        ``True`` (default): clip records into the bounds; ``False``: refuse records outside them.
+    clamp
+        Clamp the release into the bounds (post-processing; default ``True``).
+    numerics
+        ``"exact"`` (default) or ``"float"``.
+    """
+
+    name: ClassVar[str] = "clipped mean (global sensitivity)"
+    proof: ClassVar[str] = "docs/theory/moments.md#clipped-mean"
+    source = f"the sensitivity (u − l)/n of the clipped mean under substitution; {STAIRCASE_SOURCE}"
+
+    @property
+    def statistic_name(self) -> str:
+        return "mean"
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        values = prepare_data(data, self.lower, self.upper, clip=self.clip)
+        if values.size == 0:
+            raise ValueError("the mean under substitution needs at least one record (n is public)")
+        return values
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        out = release_mean(
+            prepared,
+            (self.lower, self.upper),
+            epsilon=self.epsilon,
+            noise=self.noise,
+            grid=OutputGrid.for_bounds(self.lower, self.upper),
+            rng=rng,
+            numerics=self.numerics,
+            clamp=self.clamp,
+        )
+        return self._make_release(
+            out.value,
+            sampler=sampler_label(self.numerics),
+            details=self._details(),
+            not_private=out.not_private(),
+        )
+
+
+class ClippedVariance(_OnDeclaredBounds):
+    """The variance (``ddof``) of the records clipped into the declared bounds plus staircase (or Laplace)
+    noise of sensitivity (u − l)²(n − 1)/(n(n − ddof)): pure ε-DP under **substitution**
+    (docs/theory/moments.md#clipped-variance). ``root=True``: the standard deviation, √ of the clamped
+    variance release (post-processing).
+
+    Parameters
+    ----------
+    ddof
+        0 (population variance, numpy's default) or 1 (sample variance, the default here); needs n > ddof.
+    root
+        Release the standard deviation instead (default ``False``).
+    epsilon, bounds, noise, clip, clamp, numerics
+        As :class:`ClippedMean`; the variance is clamped into [0, (u − l)²n/(4(n − ddof))].
+    """
+
+    name: ClassVar[str] = "clipped variance (global sensitivity)"
+    proof: ClassVar[str] = "docs/theory/moments.md#clipped-variance"
+    source = (
+        "the sensitivity (u − l)²(n − 1)/(n(n − ddof)) of the clipped variance under substitution; "
+        f"{STAIRCASE_SOURCE}"
+    )
+
+    def __init__(self, *, ddof: int = 1, root: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ddof = check_ddof(ddof)
+        self.root = check_bool("root", root)
+        self.grid = variance_grid(self.lower, self.upper)
+
+    @property
+    def statistic_name(self) -> str:
+        return "std" if self.root else "var"
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        values = prepare_data(data, self.lower, self.upper, clip=self.clip)
+        if values.size <= self.ddof:
+            raise ValueError(
+                f"the variance with ddof={self.ddof} needs more than {self.ddof} record(s) (n is public "
+                f"under substitution); got n={values.size}"
+            )
+        return values
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        out = release_variance(
+            prepared,
+            (self.lower, self.upper),
+            ddof=self.ddof,
+            epsilon=self.epsilon,
+            noise=self.noise,
+            grid=self.grid,
+            rng=rng,
+            numerics=self.numerics,
+            clamp=self.clamp,
+        )
+        value = math.sqrt(max(out.value, 0.0)) if self.root else out.value
+        return self._make_release(
+            value,
+            sampler=sampler_label(self.numerics),
+            details={**self._details(), "ddof": self.ddof},
+            not_private=out.not_private(),
+        )

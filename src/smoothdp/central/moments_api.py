@@ -1,0 +1,365 @@
+"""``smoothdp.mean``, ``var`` and ``std``: the single-column moments (docs/central.md#means).
+
+Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bounds``, ``neighbours``,
+``delta``, ``rng``, ``accountant``; the release's guarantee is exactly the ε passed, under the relation named
+(``release.guarantee.neighbours``), so an accountant of that relation is charged ε.
+
+**Under substitution** (the default; n = len(x) public) ``method=`` is
+
+* ``"clipped"``: the clipped mean (variance) on the declared bounds with staircase noise of its global
+  sensitivity (:class:`~smoothdp.central.moments.ClippedMean`,
+  :class:`~smoothdp.central.moments.ClippedVariance`);
+* ``"private_range"``: the same on a range found privately inside the bounds with a small share of ε
+  (:mod:`smoothdp.central.range_moments`);
+* ``"auto"`` (default): ``"private_range"`` when ε·n ≥ 1000, else ``"clipped"``
+  (:func:`~smoothdp.central.range_moments.choose_moment_method`, public values only);
+* the mean only: ``"smooth_sensitivity"``, the add/remove smooth-sensitivity mean run at ε/2, which is ε-DP
+  under substitution by group privacy
+  (docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
+
+**Under add/remove** (n private; an empty x is valid) the choice depends on no function of n: the mean's
+``"auto"`` is ``"smooth_sensitivity"`` (:class:`~smoothdp.central.statistics.Mean`), also ``"noisy_sum"``
+(:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is ``"noisy_moments"``
+(:class:`~smoothdp.central.noisy_moments.NoisyMoments`).
+
+``std`` is the square root of the variance release (post-processing) by the same mechanism.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from smoothdp.accounting import Accountant
+from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.central.baselines import GlobalSensitivityMean
+from smoothdp.central.mechanisms import SmoothSensitivityMechanism
+from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
+from smoothdp.central.noisy_moments import NoisyMoments
+from smoothdp.central.range_moments import RangeMean, RangeVariance, choose_moment_method
+from smoothdp.central.range_sweep import neighbours_of
+from smoothdp.central.statistics import Mean
+from smoothdp.exact import check_numerics
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import PureDP
+from smoothdp.release import Release
+from smoothdp.rng import SeedLike
+from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
+from smoothdp.validation import check_bool, check_bounds, check_delta, check_epsilon
+
+__all__ = ["MEAN_METHODS", "VARIANCE_METHODS", "mean", "std", "var"]
+
+#: method= of ``mean`` under each relation.
+MEAN_METHODS = {
+    "substitution": ("auto", "clipped", "private_range", "smooth_sensitivity"),
+    "add_remove": ("auto", "smooth_sensitivity", "noisy_sum"),
+}
+#: method= of ``var`` and ``std`` under each relation.
+VARIANCE_METHODS = {
+    "substitution": ("auto", "clipped", "private_range"),
+    "add_remove": ("auto", "noisy_moments"),
+}
+
+
+def public_size(x: Any) -> int:
+    """n = len(x), public under substitution (the shape; a Dask column of unknown length is counted)."""
+    if isinstance(x, Records):
+        return x.n
+    if is_dask_collection(x):
+        return dask_length(x)
+    return int(np.size(x))
+
+
+def _method(method: Any, neighbours: str, table: dict[str, tuple[str, ...]], what: str) -> str:
+    allowed = table[neighbours]
+    if not isinstance(method, str) or method not in allowed:
+        others = [r for r, names in table.items() if r != neighbours and method in names]
+        hint = f" ({method!r} is a method under neighbours={others[0]!r})" if others else ""
+        raise ValueError(
+            f"method must be one of {allowed} for the {what} under neighbours={neighbours!r}; "
+            f"got {method!r}{hint}"
+        )
+    return method
+
+
+def _only(method: str, **given: Any) -> None:
+    """Refuse keywords that do not apply to ``method`` (given as name=(value, default))."""
+    extra = [name for name, (value, default) in given.items() if value is not default and value != default]
+    if extra:
+        raise TypeError(f"method={method!r} does not take {', '.join(extra)}")
+
+
+class _AtHalfUnderSubstitution(Mechanism):
+    """An add/remove mechanism built at ε/2, declared ε-DP under substitution (group privacy, k = 2:
+    docs/theory/privacy-definitions.md#converting-between-neighbour-relations)."""
+
+    def __init__(self, inner: Mechanism, epsilon: float) -> None:
+        self.inner = inner
+        self.guarantee = PureDP(epsilon, neighbours="substitution")
+        self.calibration = inner.calibration
+        self.name = f"{inner.name} at ε/2 under add/remove, ε under substitution"  # type: ignore[misc]
+        self.proof = inner.proof  # type: ignore[misc]
+        self.source = f"{inner.source}; group privacy (k = 2)"
+
+    @property
+    def statistic_name(self) -> str:
+        return self.inner.statistic_name
+
+    def _prepare(self, data: Any) -> Any:
+        return self.inner._prepare(data)
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        inner = self.inner._release(prepared, rng)  # charged here, for the declared guarantee
+        details = {**inner.details, "neighbours": "substitution"}
+        details["epsilon_add_remove"] = self.inner.guarantee.epsilon
+        return dataclasses.replace(
+            inner, guarantee=self.guarantee, mechanism=self.name, source=self.source, details=details
+        )
+
+
+class _Clamped(Mechanism):
+    """A mechanism whose release is clamped into [lower, upper] (post-processing, same guarantee)."""
+
+    def __init__(self, inner: Mechanism, lower: float, upper: float) -> None:
+        self.inner, self.lower, self.upper = inner, lower, upper
+        self.guarantee = inner.guarantee
+        self.calibration = inner.calibration
+        self.name = inner.name  # type: ignore[misc]
+        self.proof = inner.proof  # type: ignore[misc]
+        self.source = inner.source
+
+    @property
+    def statistic_name(self) -> str:
+        return self.inner.statistic_name
+
+    def _prepare(self, data: Any) -> Any:
+        return self.inner._prepare(data)
+
+    def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
+        out = self.inner._release(prepared, rng)
+        value = float(np.clip(out.value, self.lower, self.upper)) if np.isfinite(out.value) else out.value
+        if not np.isfinite(value):  # a noisy ratio with a noisy count near 0: the public midpoint
+            value = 0.5 * self.lower + 0.5 * self.upper
+        return dataclasses.replace(out, value=value, details={**out.details, "clamp": True})
+
+
+def _run(mech: Mechanism, x: Any, bounds: tuple[float, float], clip: bool, engine: Any, **kw: Any) -> Release:
+    check_engine(engine)
+    data = x if engine is None else as_records(x, *bounds, clip=clip, engine=engine)
+    return mech.release(data, **kw)
+
+
+def mean(
+    x: ArrayLike,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float],
+    neighbours: str = "substitution",
+    method: str = "auto",
+    delta: float = 0.0,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+    clip: bool = True,
+    clamp: bool = True,
+    noise: str | None = None,
+    beta: float | None = None,
+    range_fraction: float | None = None,
+    numerics: str = "exact",
+    engine: Any = None,
+    **noise_options: Any,
+) -> Release:
+    """Private mean of x in ``bounds``, pure ε-DP under ``neighbours`` at the ε passed.
+
+    Parameters
+    ----------
+    x
+        1-D data, one record per person (NaN: imputed with the bounds' midpoint; outside: clipped).
+    epsilon
+        ε > 0: what the release costs, under ``neighbours``.
+    bounds
+        Public ``(lower, upper)``; the release lies in them (``clamp=True``).
+    neighbours
+        ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; empty
+        x allowed).
+    method
+        Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 1000, else ``"clipped"``),
+        ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
+        ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
+        ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` =
+        ``"smooth_sensitivity"`` (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}),
+        docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy sum / noisy count).
+    delta
+        δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
+    noise
+        ``"staircase"`` (default) or ``"laplace"`` for ``"clipped"``/``"private_range"``; a smooth-sensitivity
+        noise family (default ``"polyplace"``) for ``"smooth_sensitivity"``.
+    beta, noise_options
+        For ``"smooth_sensitivity"`` only.
+    range_fraction
+        Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
+        :func:`~smoothdp.central.range_moments.range_share`.
+    rng, accountant, clip, clamp, numerics, engine
+        As :func:`smoothdp.median`.
+
+    Returns
+    -------
+    Release
+        ``details["method"]`` says which ran; ``details["clip_range"]`` the range used (private_range).
+    """
+    eps = check_epsilon(epsilon)
+    lower, upper = check_bounds(bounds, name="bounds (lower, upper)")
+    relation = neighbours_of(neighbours)
+    chosen = _method(method, relation, MEAN_METHODS, "mean")
+    delta = check_delta(delta)
+    check_numerics(numerics)
+    clip, clamp = check_bool("clip", clip), check_bool("clamp", clamp)
+    run = {"accountant": accountant, "rng": rng}
+    if chosen == "auto":
+        chosen = (
+            choose_moment_method(n=public_size(x), epsilon=eps)
+            if relation == "substitution"
+            else "smooth_sensitivity"
+        )
+    if chosen in ("clipped", "private_range"):
+        options = {k: (v, None) for k, v in noise_options.items()}
+        _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
+        common = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase", "clip": clip}
+        common.update(clamp=clamp, numerics=numerics)
+        if chosen == "clipped":
+            _only(chosen, range_fraction=(range_fraction, None))
+            mech: Mechanism = ClippedMean(**common)
+        else:
+            mech = RangeMean(range_fraction=range_fraction, **common)
+        return _run(mech, x, (lower, upper), clip, engine, **run)
+    _only(chosen, range_fraction=(range_fraction, None))
+    if chosen == "noisy_sum":
+        _only(chosen, noise=(noise, None), delta=(delta, 0.0), beta=(beta, None))
+        _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
+        mech = GlobalSensitivityMean(bounds=(lower, upper), epsilon=eps, clip=clip, numerics=numerics)
+        mech = _Clamped(mech, lower, upper) if clamp else mech
+        return _run(mech, x, (lower, upper), clip, engine, **run)
+    # smooth_sensitivity
+    if relation == "substitution" and delta:
+        raise ValueError("delta applies to method='smooth_sensitivity' under neighbours='add_remove' only")
+    ss = SmoothSensitivityMechanism(
+        Mean(bounds=(lower, upper), clip=clip),
+        epsilon=eps if relation == "add_remove" else eps / 2,
+        delta=delta,
+        beta=beta,
+        noise=noise or DEFAULT_NOISE,
+        numerics=numerics,
+        **noise_options,
+    )
+    mech = _Clamped(ss, lower, upper) if clamp else ss
+    if relation == "substitution":
+        mech = _AtHalfUnderSubstitution(mech, eps)
+    return _run(mech, x, (lower, upper), clip, engine, **run)
+
+
+def _variance(
+    x: ArrayLike,
+    *,
+    root: bool,
+    epsilon: float,
+    bounds: tuple[float, float],
+    neighbours: str,
+    method: str,
+    ddof: int,
+    delta: float,
+    rng: SeedLike,
+    accountant: Accountant | None,
+    clip: bool,
+    clamp: bool,
+    noise: str | None,
+    range_fraction: float | None,
+    numerics: str,
+    engine: Any,
+) -> Release:
+    eps = check_epsilon(epsilon)
+    lower, upper = check_bounds(bounds, name="bounds (lower, upper)")
+    relation = neighbours_of(neighbours)
+    chosen = _method(method, relation, VARIANCE_METHODS, "std" if root else "variance")
+    if check_delta(delta):
+        raise ValueError("delta must be 0: the variance's mechanisms are pure ε-DP")
+    check_ddof(ddof)
+    clip, clamp = check_bool("clip", clip), check_bool("clamp", clamp)
+    common: dict[str, Any] = {"epsilon": eps, "bounds": (lower, upper), "ddof": ddof, "root": root}
+    common.update(noise=noise or "staircase", clip=clip, clamp=clamp, numerics=numerics)
+    if chosen == "auto":
+        by_size = relation == "substitution"
+        chosen = choose_moment_method(n=public_size(x), epsilon=eps) if by_size else "noisy_moments"
+    if chosen == "private_range":
+        mech: Mechanism = RangeVariance(range_fraction=range_fraction, **common)
+    else:
+        _only(chosen, range_fraction=(range_fraction, None))
+        mech = ClippedVariance(**common) if chosen == "clipped" else NoisyMoments(**common)
+    return _run(mech, x, (lower, upper), clip, engine, accountant=accountant, rng=rng)
+
+
+def var(
+    x: ArrayLike,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float],
+    neighbours: str = "substitution",
+    method: str = "auto",
+    ddof: int = 1,
+    delta: float = 0.0,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+    clip: bool = True,
+    clamp: bool = True,
+    noise: str | None = None,
+    range_fraction: float | None = None,
+    numerics: str = "exact",
+    engine: Any = None,
+) -> Release:
+    """Private variance (1/(n − ddof))·Σ(x_i − x̄)² of x in ``bounds``: pure ε-DP under ``neighbours``.
+
+    ``ddof=1`` (default): the sample variance (pandas, R and OpenDP's convention; numpy's ``var`` uses
+    ``ddof=0``, the population variance, also accepted). Under substitution n > ddof is required.
+
+    ``method``: under substitution ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 1000, else
+    ``"clipped"``), ``"clipped"`` (variance of the records clipped into the bounds + staircase noise of its
+    sensitivity (u − l)²(n − 1)/(n(n − ddof)), docs/theory/moments.md#clipped-variance) or
+    ``"private_range"`` (the same on a private range, :class:`~smoothdp.central.range_moments.RangeVariance`);
+    under add/remove ``"auto"`` = ``"noisy_moments"`` (noisy count, sum and sum of squares,
+    :class:`~smoothdp.central.noisy_moments.NoisyMoments`). The release is clamped into
+    [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). Other arguments as
+    :func:`mean`; ``delta`` must be 0.
+    """
+    return _variance(
+        x, root=False, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
+        delta=delta, rng=rng, accountant=accountant, clip=clip, clamp=clamp, noise=noise,
+        range_fraction=range_fraction, numerics=numerics, engine=engine,
+    )  # fmt: skip
+
+
+def std(
+    x: ArrayLike,
+    *,
+    epsilon: float,
+    bounds: tuple[float, float],
+    neighbours: str = "substitution",
+    method: str = "auto",
+    ddof: int = 1,
+    delta: float = 0.0,
+    rng: SeedLike = None,
+    accountant: Accountant | None = None,
+    clip: bool = True,
+    clamp: bool = True,
+    noise: str | None = None,
+    range_fraction: float | None = None,
+    numerics: str = "exact",
+    engine: Any = None,
+) -> Release:
+    """Private standard deviation: √ of the :func:`var` release (post-processing, same guarantee and
+    arguments; ``ddof=1`` by default)."""
+    return _variance(
+        x, root=True, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
+        delta=delta, rng=rng, accountant=accountant, clip=clip, clamp=clamp, noise=noise,
+        range_fraction=range_fraction, numerics=numerics, engine=engine,
+    )  # fmt: skip
