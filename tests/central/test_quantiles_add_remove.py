@@ -49,6 +49,10 @@ def test_every_parameter_is_public_whatever_n():
         for x in (np.array([]), np.array([40.0]), np.arange(1000.0))
     ]
     public = [{k: v for k, v in r.to_dict().items() if k != "value"} for r in releases]
+    for p in public:  # the lattice test's report is a private output (covered): its keys are public
+        report = p["details"].pop("lattice_test")
+        assert set(report) == {"epsilon", "noisy_statistic", "threshold", "atoms"}
+        assert report["epsilon"] == 0.05 * 0.5
     assert public[0] == public[1] == public[2]
     assert all(r.guarantee == smoothdp.PureDP(0.5, neighbours="add_remove") for r in releases)
 
@@ -169,3 +173,19 @@ def test_tied_integer_data_release_the_tied_values():
         ages, [0.25, 0.5, 0.75], epsilon=1.0, bounds=(0, 125), neighbours="add_remove", rng=rng
     )
     assert np.max(np.abs(qs.value - truth)) <= 1.0
+
+
+def test_the_lattice_test_makes_tied_values_exact_at_small_epsilon():
+    """Integer data pass the add/remove lattice test (heavy atoms) and the tied median is released exactly
+    at ε = 0.1; continuous data fail it (light atoms), so their law is the light-atom one."""
+    from smoothdp.data import load_adult_ages
+
+    ages = load_adult_ages()
+    rng = default_rng(6)
+    releases = [smoothdp.median(ages, epsilon=0.1, bounds=(0, 125), neighbours="add_remove", rng=rng)
+                for _ in range(30)]  # fmt: skip
+    assert all(r.details["lattice_test"]["atoms"] == "heavy" for r in releases)
+    assert np.mean([r.value == 37.0 for r in releases]) >= 0.9
+    normal = np.random.default_rng(7).normal(40, 10, 20000)
+    r = smoothdp.median(normal, epsilon=1.0, bounds=(0, 125), neighbours="add_remove", rng=rng)
+    assert r.details["lattice_test"]["atoms"] == "light"

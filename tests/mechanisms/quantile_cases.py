@@ -186,7 +186,16 @@ def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 # -- add/remove neighbours (docs/theory/quantiles.md#add-remove-neighbours) ---------------------------------
 def _log_capped_density(
-    xs: Any, lower: float, upper: float, q: float, coef: float, cap: float, spacing: float | None, y: Any
+    xs: Any,
+    lower: float,
+    upper: float,
+    q: float,
+    coef: float,
+    cap: float,
+    spacing: float | None,
+    y: Any,
+    *,
+    mass: float = ATOM_MASS_PER_SPACING,
 ) -> np.ndarray:
     """ln of the density ∝ exp(−coef·min(dist(q·n, [#{x < y}, #{x ≤ y}]), cap)) w.r.t. Lebesgue on
     [lower, upper] (+ c·lattice counting measure), written out from scratch; the target q·n moves with n."""
@@ -201,13 +210,39 @@ def _log_capped_density(
     z = float(np.sum(np.diff(cuts) * np.exp(-coef * dist(mids))))
     if spacing is not None:
         pts = _lattice_points(spacing, lower, upper)
-        z += ATOM_MASS_PER_SPACING * spacing * float(np.sum(np.exp(-coef * dist(pts))))
+        z += mass * spacing * float(np.sum(np.exp(-coef * dist(pts))))
     return -coef * dist(np.asarray(y, float)) - math.log(z)
+
+
+#: The atom masses per unit of spacing of the add/remove lattice test's outcomes (heavy: 64).
+HEAVY_PER_SPACING = 64.0
+
+
+def _test_losses(x: Any, x2: Any, spacing: float, epsilon_test: float) -> dict[str, tuple[float, float]]:
+    """The add/remove lattice test written out: S = 10·#(on the lattice) − 9n plus discrete Laplace noise of
+    scale t = 9/ε_t (rounded up), reported exactly, heavy atoms iff S + Z ≥ 3t. For each outcome (heavy,
+    light): the sup over the reports leading to it of ln P(report | x)/P(report | x'), and the reverse."""
+    t = math.nextafter(9.0 / epsilon_test, math.inf)
+
+    def stat(data: Any) -> int:
+        data = np.asarray(data, float)
+        return int(10 * np.sum(np.round(data / spacing) * spacing == data) - 9 * data.size)
+
+    s1, s2 = stat(x), stat(x2)
+    # beyond both statistics the ratio is constant: the reports below, between and above them all appear
+    v = np.arange(min(s1, s2, math.floor(3.0 * t)) - 40, max(s1, s2, math.ceil(3.0 * t)) + 41)
+    ratio = (np.abs(v - s2) - np.abs(v - s1)) / t  # ln pmf(v − s1) − ln pmf(v − s2)
+    heavy = v >= 3.0 * t
+    return {
+        "heavy": (float(ratio[heavy].max()), float(-ratio[heavy].min())),
+        "light": (float(ratio[~heavy].max()), float(-ratio[~heavy].min())),
+    }
 
 
 def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """The add/remove exponential-mechanism quantile (each data set with its own target q·n), at the
-    mechanism's public coefficient and cap: max over the pieces, lattice points or candidates."""
+    mechanism's public coefficient and cap: max over the pieces, lattice points or candidates; with a
+    lattice, the test's report and the atoms it picks are part of the output (both directions)."""
     coef, cap, _ = mech.capped
     if mech.candidates is not None:
 
@@ -218,11 +253,19 @@ def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
         return float(np.max(np.abs(log_p(x) - log_p(x2))))
     y = _pieces(x, x2, mech.lower, mech.upper)
-    if mech.lattice is not None:
-        y = np.concatenate((y, _lattice_points(mech.lattice, mech.lower, mech.upper)))
-    a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, mech.lattice, y)
-    b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, mech.lattice, y)
-    return float(np.max(np.abs(a - b)))
+    if mech.lattice is None:
+        a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, None, y)
+        b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, None, y)
+        return float(np.max(np.abs(a - b)))
+    s = mech.lattice
+    y = np.concatenate((y, _lattice_points(s, mech.lower, mech.upper)))
+    worst = 0.0
+    for branch, (forward, backward) in _test_losses(x, x2, s, mech.epsilon_test).items():
+        mass = HEAVY_PER_SPACING if branch == "heavy" else ATOM_MASS_PER_SPACING
+        a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, s, y, mass=mass)
+        b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, s, y, mass=mass)
+        worst = max(worst, forward + float(np.max(a - b)), backward + float(np.max(b - a)))
+    return worst
 
 
 def _twice_the_coefficient(mech: Any) -> Any:
@@ -237,34 +280,48 @@ def _twice_the_coefficient(mech: Any) -> Any:
 def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """KSS on two quantiles under add/remove: level 1 is qs[0] on all data at ε/L (L = 2 levels, one node per
     level meets the added record) with Δ = max(q, 1 − q); level 2 is qs[1] rescaled on x ≥ v1. Each node's
-    cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds."""
+    cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds; with a lattice
+    the test (5% of ε) runs first and picks the atoms of every node."""
+    q1, q2 = (float(q) for q in mech.unique_qs)
+    s = mech.lattice
+    eps_test = 0.05 * mech.epsilon if s is not None else 0.0  # the lattice test's share under add/remove
+    eps_node = (mech.epsilon - eps_test) / 2.0
+    branches = {"none": (0.0, 0.0)} if s is None else _test_losses(x, x2, s, eps_test)
+    worst = 0.0
+    for branch, (forward, backward) in branches.items():
+        mass = HEAVY_PER_SPACING if branch == "heavy" else ATOM_MASS_PER_SPACING
+        f, b = _recursive_branch(mech, x, x2, q1, q2, s, eps_node, mass)
+        worst = max(worst, forward + f, backward + b)
+    return worst
+
+
+def _recursive_branch(
+    mech: Any, x: Any, x2: Any, q1: float, q2: float, s: float | None, eps_node: float, mass: float
+) -> tuple[float, float]:
+    """The two-level recursive law's sup log ratios (both directions) for one atom mass."""
     from smoothdp.central.quantiles import capped_calibration
 
-    q1, q2 = (float(q) for q in mech.unique_qs)
-    eps_node = mech.epsilon / 2.0
-    s = mech.lattice
-
     def node(data: np.ndarray, lo: float, hi: float, q: float, v: np.ndarray) -> np.ndarray:
-        width = hi - lo if s is None else (hi - lo) + ATOM_MASS_PER_SPACING * s * ((hi - lo) / s + 2.0)
+        # W of the heavy atoms bounds the logarithms whatever the test says (public)
+        width = hi - lo if s is None else (hi - lo) + HEAVY_PER_SPACING * s * ((hi - lo) / s + 2.0)
         coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=max(q, 1.0 - q), width=width)
-        return _log_capped_density(data, lo, hi, q, coef, cap, s, v)
+        return _log_capped_density(data, lo, hi, q, coef, cap, s, v, mass=mass)
 
     def points(a: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
         pts = _pieces(a, b, lo, hi)
         return pts if s is None else np.concatenate((pts, _lattice_points(s, lo, hi)))
 
     xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
-    worst = 0.0
+    forward = backward = -math.inf
     for v1 in points(xa, xb, mech.lower, mech.upper):
         l1 = node(xa, mech.lower, mech.upper, q1, np.array([v1]))[0]
         l1b = node(xb, mech.lower, mech.upper, q1, np.array([v1]))[0]
         ra, rb = xa[xa >= v1], xb[xb >= v1]
         q_rel = (q2 - q1) / (1.0 - q1)
         v2 = points(ra, rb, v1, mech.upper)
-        l2 = node(ra, v1, mech.upper, q_rel, v2)
-        l2b = node(rb, v1, mech.upper, q_rel, v2)
-        worst = max(worst, float(np.max(np.abs((l1 + l2) - (l1b + l2b)))))
-    return worst
+        diff = (l1 + node(ra, v1, mech.upper, q_rel, v2)) - (l1b + node(rb, v1, mech.upper, q_rel, v2))
+        forward, backward = max(forward, float(diff.max())), max(backward, float(-diff.min()))
+    return forward, backward
 
 
 def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list[Any]:

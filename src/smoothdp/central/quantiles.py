@@ -548,6 +548,39 @@ def capped_calibration(
     return coef, cap, eta
 
 
+def add_remove_lattice_test(
+    sorted_x: NDArray[np.float64], lattice: _Lattice, epsilon_test: float, rng: np.random.Generator, *,
+    numerics: str,
+) -> dict[str, Any]:
+    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-under-add-remove): with N
+    the records on the lattice, the integer S = 10N − 9n = 10(N − 0.9n) moves by at most 9 when a record is
+    added or removed; S + Z, Z exact discrete Laplace of scale t = fl(9/ε_t) rounded up, is ε_t-DP. Heavy
+    atoms iff S + Z ≥ 3t. Returns the report (a private output, covered by the guarantee)."""
+    from smoothdp.central.quantiles_greedy import TEST_SLACK
+    from smoothdp.noise import DiscreteLaplace
+
+    n = sorted_x.size
+    on = int(np.count_nonzero(lattice.contains(sorted_x))) if n else 0
+    scale = math.nextafter(9.0 / epsilon_test, math.inf)
+    noisy = 10 * on - 9 * n + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
+    threshold = TEST_SLACK * scale
+    return {
+        "epsilon": epsilon_test,
+        "noisy_statistic": noisy,
+        "threshold": threshold,
+        "atoms": "heavy" if noisy >= threshold else "light",
+    }
+
+
+def with_atom_mass(lattice: _Lattice, mass: float) -> _Lattice:
+    """The same lattice with another atom mass (the heavy atoms of a passed lattice test)."""
+    import copy
+
+    out = copy.copy(lattice)
+    out.mass = mass
+    return out
+
+
 def target_rank(q: float, n: int) -> float:
     """t = r − 1/2 with r = max(1, ⌈q·n⌉) the rank of :class:`~smoothdp.central.statistics.Quantile` (q·n
     exact in q's shortest decimal form): the two intervals around x_(r) share the top weight. 0 for n = 0."""
@@ -570,7 +603,8 @@ class ExponentialQuantile(Mechanism):
     With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
-    whole-data sampler runs (docs/theory/quantiles.md#add-remove-neighbours).
+    whole-data sampler runs (docs/theory/quantiles.md#add-remove-neighbours). With a lattice, a private test
+    (5% of ε) first picks heavy or light atoms (docs/theory/quantiles.md#the-lattice-test-under-add-remove).
 
     Parameters
     ----------
@@ -634,14 +668,20 @@ class ExponentialQuantile(Mechanism):
         relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
         self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
-        #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`).
+        #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
+        #: share of ε of the lattice test (0 without a lattice).
         self.capped: tuple[float, float, float] | None = None
+        self.epsilon_test = 0.0
         if relation == "add_remove":
             width: float | None = None if self.candidates is not None else self.width
             if self._lattice is not None:
-                width = self._lattice.log_width(self.width)
+                from smoothdp.central.quantiles_greedy import HEAVY_MASS, TEST_SHARE
+
+                self.epsilon_test = TEST_SHARE * self.epsilon
+                heavy = with_atom_mass(self._lattice, HEAVY_MASS * self._lattice.spacing)
+                width = heavy.log_width(self.width)  # the larger W of the two atom masses
             self.capped = capped_calibration(
-                epsilon=self.epsilon, sensitivity=rank_sensitivity(self.q), width=width
+                epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
             )
 
     @property
@@ -664,8 +704,9 @@ class ExponentialQuantile(Mechanism):
         return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
 
     def epsilon_used(self, n: int) -> float:
-        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
-        return self.epsilon - 4.0 * self.weight_margin(n)
+        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights (minus
+        the lattice test's share under add/remove)."""
+        return self.epsilon - self.epsilon_test - 4.0 * self.weight_margin(n)
 
     def _prepare(self, data: Any) -> Records:
         return as_records(data, self.lower, self.upper, clip=self.clip)
@@ -678,8 +719,7 @@ class ExponentialQuantile(Mechanism):
 
         records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
         if self.capped is not None:
-            value = self._sample_add_remove(records.sorted_values(), rng)
-            return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+            return self._sample_add_remove(records.sorted_values(), rng)[0]
         n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
@@ -702,41 +742,61 @@ class ExponentialQuantile(Mechanism):
             )
         return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
 
-    def _sample_add_remove(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
-        """The add/remove draw: target q·n, capped distance, the whole-data sampler (every record read)."""
+    def _sample_add_remove(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[float, dict[str, Any]]:
+        """The add/remove draw (clamped if asked) and the lattice test's report: the test first (with a
+        lattice), then target q·n, capped distance, the whole-data sampler (every record read)."""
         assert self.capped is not None
         coef, cap, _ = self.capped
         t, offset = split_target(self.q, sorted_x.size)
+        info: dict[str, Any] = {}
         if self.candidates is not None:
-            return sample_em_candidates(
+            value = sample_em_candidates(
                 sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
             )
-        if self._lattice is None:
-            return sample_em_quantile(
+        elif self._lattice is None:
+            value = sample_em_quantile(
                 sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, grid=self.grid, rng=rng,
                 numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
-        return sample_em_lattice(
-            sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=self._lattice,
-            grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
-        )  # fmt: skip
+        else:
+            info = add_remove_lattice_test(
+                sorted_x, self._lattice, self.epsilon_test, rng, numerics=self.numerics
+            )
+            lattice = self._atoms(info["atoms"] == "heavy")
+            value = sample_em_lattice(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=lattice,
+                grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        value = float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+        return value, info
 
-    def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
+    def _atoms(self, heavy: bool) -> _Lattice:
+        """The lattice with the heavy (64·s) or light (2^-14·s) atoms of the add/remove lattice test."""
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS
+
+        assert self._lattice is not None
+        return with_atom_mass(self._lattice, HEAVY_MASS * self._lattice.spacing) if heavy else self._lattice
+
+    def log_density(
+        self, sorted_x: NDArray[np.float64], y: ArrayLike, *, heavy: bool = False
+    ) -> NDArray[np.float64]:
         """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
-        (Lebesgue + c·lattice counting measure), continuous case; for tests."""
+        (Lebesgue + c·lattice counting measure; ``heavy``: the heavy atoms of the add/remove test),
+        continuous case; for tests."""
         n = sorted_x.size
+        lattice = self._lattice if self._lattice is None or self.capped is None else self._atoms(heavy)
         if self.capped is not None:
             coef, cap, _ = self.capped
             t, offset = split_target(self.q, n)
         else:
             coef, cap, offset = 0.5 * self.epsilon_used(n), math.inf, 0.0
             t = target_rank(self.q, n)
-        if self._lattice is None:
+        if lattice is None:
             _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef, offset, cap)
         else:
-            *_, logw = _em_lattice_weights(
-                sorted_x, self.lower, self.upper, t, coef, self._lattice, offset, cap
-            )
+            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, lattice, offset, cap)
         top = float(np.max(logw))
         log_z = top + math.log(float(np.sum(np.exp(logw - top))))
         yy = np.asarray(y, dtype=np.float64)
@@ -747,7 +807,11 @@ class ExponentialQuantile(Mechanism):
         return out
 
     def _release(self, prepared: Records, rng: np.random.Generator) -> Release:
-        value = self.sample(prepared, rng)
+        info: dict[str, Any] = {}
+        if self.capped is not None:
+            value, info = self._sample_add_remove(prepared.sorted_values(), rng)
+        else:
+            value = self.sample(prepared, rng)
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
@@ -761,6 +825,7 @@ class ExponentialQuantile(Mechanism):
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
                 **({} if self.capped is None else {"rank_cap": self.capped[1]}),
+                **({"lattice_test": info} if info else {}),
             },
             not_private=NotPrivate(),
         )
@@ -896,13 +961,26 @@ class RecursiveQuantiles(_MultiQuantile):
         return recursive_levels(self.unique_qs.size)
 
     @property
+    def epsilon_test(self) -> float:
+        """The lattice test's share of ε (under add/remove with a lattice; else 0)."""
+        from smoothdp.central.quantiles_greedy import TEST_SHARE
+
+        return TEST_SHARE * self.epsilon if self.neighbours == "add_remove" and self._lattice else 0.0
+
+    @property
     def epsilon_per_node(self) -> float:
-        """ε/(2L) under substitution, ε/L under add/remove."""
+        """ε/(2L) under substitution, (ε − ε_test)/L under add/remove."""
         per_level = 1.0 if self.neighbours == "add_remove" else 2.0
-        return self.epsilon / (per_level * self.levels)
+        return (self.epsilon - self.epsilon_test) / (per_level * self.levels)
 
     def _node(
-        self, data: NDArray[np.float64], lo: float, hi: float, q_rel: float, rng: np.random.Generator
+        self,
+        data: NDArray[np.float64],
+        lo: float,
+        hi: float,
+        q_rel: float,
+        rng: np.random.Generator,
+        lattice: _Lattice | None,
     ) -> float:
         """One node's draw on [lo, hi] (lo < hi) with rescaled quantile ``q_rel`` (weights exp(−ε′·d/(2Δ)),
         Δ = max(q′, 1 − q′); capped distance and public margin under add/remove)."""
@@ -910,7 +988,7 @@ class RecursiveQuantiles(_MultiQuantile):
         sens = rank_sensitivity(q_rel) if self.neighbours == "add_remove" else max(q_rel, 1.0 - q_rel)
         eps_node = self.epsilon_per_node
         n = data.size
-        width = hi - lo if self._lattice is None else self._lattice.log_width(hi - lo)
+        width = hi - lo if self._lattice is None else self._width_lattice().log_width(hi - lo)
         if self.neighbours == "add_remove":
             coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=sens, width=width)
             target, offset = split_target(q_rel, n)
@@ -918,17 +996,41 @@ class RecursiveQuantiles(_MultiQuantile):
             eps_eff = eps_node / sens
             eta = log_weight_margin(epsilon=eps_eff, n=n, width=width)
             coef, cap, target, offset = 0.5 * (eps_eff - 4.0 * eta), math.inf, q_rel * n, 0.0
-        if self._lattice is None:
+        if lattice is None:
             return sample_em_quantile(
                 data, lower=lo, upper=hi, target=target, coef=coef, grid=self.grid, rng=rng,
                 numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
         return sample_em_lattice(
-            data, lower=lo, upper=hi, target=target, coef=coef, lattice=self._lattice, grid=self.grid,
+            data, lower=lo, upper=hi, target=target, coef=coef, lattice=lattice, grid=self.grid,
             rng=rng, numerics=self.numerics, offset=offset, cap=cap,
         )  # fmt: skip
 
+    def _width_lattice(self) -> _Lattice:
+        """The lattice whose W bounds the logarithms: the heavy atoms' under add/remove (public, whatever
+        the test says), else the lattice itself."""
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS
+
+        assert self._lattice is not None
+        if self.neighbours != "add_remove":
+            return self._lattice
+        return with_atom_mass(self._lattice, HEAVY_MASS * self._lattice.spacing)
+
     def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        return self._draw(sorted_x, rng)[0]
+
+    def _draw(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        """The sorted outputs and the add/remove lattice test's report (empty when no test runs)."""
+        from smoothdp.central.quantiles_greedy import HEAVY_MASS
+
+        info: dict[str, Any] = {}
+        lattice = self._lattice
+        if lattice is not None and self.neighbours == "add_remove":
+            info = add_remove_lattice_test(sorted_x, lattice, self.epsilon_test, rng, numerics=self.numerics)
+            if info["atoms"] == "heavy":
+                lattice = with_atom_mass(lattice, HEAVY_MASS * lattice.spacing)
         qs = self.unique_qs
         out = np.empty(qs.size)
         # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
@@ -941,7 +1043,7 @@ class RecursiveQuantiles(_MultiQuantile):
             span = q_hi - q_lo
             q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, float((qs[mid] - q_lo) / span)))
             if hi > lo:
-                v = self._node(data, lo, hi, q_rel, rng)
+                v = self._node(data, lo, hi, q_rel, rng, lattice)
                 v = min(max(v, lo), hi)  # the grid point may round just outside a non-grid end
             else:
                 v = lo
@@ -951,7 +1053,18 @@ class RecursiveQuantiles(_MultiQuantile):
                 stack.append((data[:cut], i0, mid, lo, v, q_lo, float(qs[mid])))
             if i1 > mid + 1:
                 stack.append((data[cut:], mid + 1, i1, v, hi, float(qs[mid]), q_hi))
-        return out
+        return out, info
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        values, info = self._draw(prepared, rng)
+        if self.clamp:
+            values = np.clip(values, self.lower, self.upper)
+        return self._make_release(
+            values[self.inverse],
+            sampler=sampler_label(self.numerics),
+            details={**self._details(), **({"lattice_test": info} if info else {})},
+            not_private=NotPrivate(),
+        )
 
     def _details(self) -> dict[str, Any]:
         return {

@@ -88,13 +88,19 @@ def describe_release(release: Release | None) -> dict[str, Any]:
     """The public fields of a release that describe how a statistic was released."""
     if release is None:
         return {}
+    # Where it ran is not how (the same description on every engine); a lattice test's outcome is one
+    # group's private output (covered by its guarantee, but not a description of the table): only its
+    # public parameters are kept.
+    details = {k: v for k, v in release.details.items() if k != "engine"}
+    if isinstance(details.get("lattice_test"), dict):
+        test = details["lattice_test"]
+        details["lattice_test"] = {k: test[k] for k in ("epsilon", "threshold") if k in test}
     return {
         "mechanism": release.mechanism,
         "method": release.details.get("method"),
         "proof": release.proof,
         "source": release.source,
-        # where it ran is not how: the same description on every engine
-        "details": {k: v for k, v in release.details.items() if k != "engine"},
+        "details": details,
     }
 
 
