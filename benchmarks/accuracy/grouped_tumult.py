@@ -39,10 +39,17 @@ def _truth(values: np.ndarray, statistic: str, bounds: tuple[float, float]) -> l
 
 
 def main(directory: str) -> None:
+    import os
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's workers: this environment's Python
     from pyspark.sql import SparkSession
     from tmlt.analytics import AddOneRow, KeySet, PureDPBudget, QueryBuilder, Session
 
-    spark = SparkSession.builder.config("spark.ui.enabled", "false").getOrCreate()
+    spark = (
+        SparkSession.builder.config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     root = Path(directory)
     cells = json.loads((root / "cells.json").read_text())
