@@ -12,8 +12,9 @@ listed) and **add/remove** neighbours for everyone (one person = one row; group 
   mean and median by the single-column functions' default methods).
 * **OpenDP** 0.16, its polars context as its documentation recommends: ``dp.Context.compositor(data=lf,
   privacy_unit=dp.unit_of(contributions=1), privacy_loss=dp.loss_of(epsilon=ε·T), split_evenly_over=T,
-  margins=[dp.polars.Margin(by=[key], invariant="keys", max_length=10**5, max_groups=G)])``, then one
-  query per trial: ``group_by(key).agg(pl.len().dp.noise())``, ``.dp.sum(bounds)``, ``.dp.mean(bounds)``
+  margins=[dp.polars.Margin(by=[key], invariant="keys", max_length=10**5, max_groups=G)])``, one query
+  per cell, resolved once (its noise scale by OpenDP's search) and invoked once per trial:
+  ``group_by(key).agg(pl.len().dp.noise())``, ``.dp.sum(bounds)``, ``.dp.mean(bounds)``
   (integer-valued columns cast to integers, for OpenDP's integer noise), ``.dp.median(candidates)``,
   ``.dp.quantile(q, candidates)`` over the candidate grid of the single-column benchmark (every integer of
   the bounds for ages and hours; a 10,001-point log grid for incomes).
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 import warnings
 from collections.abc import Callable
@@ -191,8 +193,13 @@ def opendp_prepare(data: GroupedData, statistic: str, epsilon: float, seed: int,
         qs = (0.5,) if statistic == "median" else QUARTILES
         expr = [col.fill_null(0.0).dp.quantile(q, grid).alias(f"v{i}") for i, q in enumerate(qs)]
 
+    # The query resolved once per cell (OpenDP's binary search for its noise scale, the slow part), then
+    # invoked once per trial: each invocation is one release at ε, as a Context release of the query is.
+    measurement = ctx.query().group_by(data.by).agg(*expr).resolve()
+    lazy = frame.lazy()
+
     def release() -> NDArray[np.float64]:
-        out = ctx.query().group_by(data.by).agg(*expr).release().collect()
+        out = measurement(lazy).collect()
         by_key = {row[0]: row[1:] for row in out.iter_rows()}
         return np.array([by_key[k] for k in data.labels], dtype=np.float64)
 
@@ -234,10 +241,17 @@ def run_cell(data: GroupedData, statistic: str, epsilon: float, trials: int, see
     }
     errors: dict[str, list[NDArray[np.float64]]] = {m: [] for m in methods}
     seconds = dict.fromkeys(methods, 0.0)
+    failed: dict[str, str] = {}
     for _ in range(trials):
         for name, release in methods.items():  # interleaved: every method sees the same load
+            if name in failed:
+                continue
             start = time.perf_counter()
-            value = release()
+            try:
+                value = release()
+            except Exception as err:  # a competitor's own numerical failure: reported, not hidden
+                failed[name] = f"{type(err).__name__}: {str(err)[:80]}"
+                continue
             seconds[name] += time.perf_counter() - start
             errors[name].append(np.mean(np.abs(value - true), axis=1))
     cell = {
@@ -250,8 +264,12 @@ def run_cell(data: GroupedData, statistic: str, epsilon: float, trials: int, see
         "trials": trials,
         "median_abs_error": {},
         "seconds_per_release": {},
+        "failed": failed,
     }
     for name in methods:
+        if name in failed:
+            cell["median_abs_error"][name] = math.nan
+            continue
         per_group = np.median(np.array(errors[name]), axis=0)  # over the trials
         cell["median_abs_error"][name] = float(np.median(per_group))  # over the groups
         cell["seconds_per_release"][name] = seconds[name] / trials
@@ -266,7 +284,7 @@ def verdicts(cells: list[dict[str, Any]]) -> dict[str, Any]:
     lost = []
     for c in main:
         e = c["median_abs_error"]
-        best = min(v for k, v in e.items() if k != "smoothdp")
+        best = min((v for k, v in e.items() if k != "smoothdp" and math.isfinite(v)), default=math.inf)
         within += e["smoothdp"] <= 1.1 * best
         better += e["smoothdp"] < best
         if e["smoothdp"] > 1.1 * best:
@@ -303,10 +321,16 @@ def markdown(cells: list[dict[str, Any]], verdict: dict[str, Any]) -> str:
     ]
     for c in cells:
         e = c["median_abs_error"]
-        best = min(e.values())
-        shown = [
-            "—" if m not in e else f"**{e[m]:.4g}**" if e[m] == best else f"{e[m]:.4g}" for m in shown_methods
-        ]
+        best = min(v for v in e.values() if math.isfinite(v))
+
+        def fmt(m: str, e: dict[str, float] = e, best: float = best) -> str:
+            if m not in e:
+                return "—"
+            if not math.isfinite(e[m]):
+                return "failed"
+            return f"**{e[m]:.4g}**" if e[m] == best else f"{e[m]:.4g}"
+
+        shown = [fmt(m) for m in shown_methods]
         row = f"| {c['data']} ({c['groups']}) | {c['statistic']} | {c['epsilon']:g} | "
         lines.append(row + " | ".join(shown) + " |")
     v = verdict

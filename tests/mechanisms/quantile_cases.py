@@ -219,14 +219,14 @@ HEAVY_PER_SPACING = 64.0
 
 
 def _test_losses(x: Any, x2: Any, spacing: float, epsilon_test: float) -> dict[str, tuple[float, float]]:
-    """The add/remove lattice test written out: S = 10·#(on the lattice) − 9n plus discrete Laplace noise of
-    scale t = 9/ε_t (rounded up), reported exactly, heavy atoms iff S + Z ≥ 3t. For each outcome (heavy,
+    """The add/remove lattice test written out: S = 2·#(on the lattice) − n plus discrete Laplace noise of
+    scale t = 1/ε_t (rounded up), reported exactly, heavy atoms iff S + Z ≥ 3t. For each outcome (heavy,
     light): the sup over the reports leading to it of ln P(report | x)/P(report | x'), and the reverse."""
-    t = math.nextafter(9.0 / epsilon_test, math.inf)
+    t = math.nextafter(1.0 / epsilon_test, math.inf)
 
     def stat(data: Any) -> int:
         data = np.asarray(data, float)
-        return int(10 * np.sum(np.round(data / spacing) * spacing == data) - 9 * data.size)
+        return int(2 * np.sum(np.round(data / spacing) * spacing == data) - data.size)
 
     s1, s2 = stat(x), stat(x2)
     # beyond both statistics the ratio is constant: the reports below, between and above them all appear

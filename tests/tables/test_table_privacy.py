@@ -32,9 +32,9 @@ def _tie_dist(xs: np.ndarray, t: float, y: np.ndarray) -> np.ndarray:
 
 
 def _heavy_probability(xs: np.ndarray, epsilon_test: float) -> float:
-    """P(S + Z ≥ 3t): S = 10·#(integers) − 9n, Z discrete Laplace of scale t = 9/ε_t (rounded up)."""
-    t = math.nextafter(9.0 / epsilon_test, math.inf)
-    stat = 10 * int(np.sum(xs == np.round(xs))) - 9 * xs.size
+    """P(S + Z ≥ 3t): S = 2·#(integers) − n, Z discrete Laplace of scale t = 1/ε_t (rounded up)."""
+    t = math.nextafter(1.0 / epsilon_test, math.inf)
+    stat = 2 * int(np.sum(xs == np.round(xs))) - xs.size
     alpha = math.exp(-1.0 / t)
     m = math.ceil(3.0 * t) - stat  # P(Z ≥ m)
     if m >= 1:

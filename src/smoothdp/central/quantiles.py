@@ -549,20 +549,24 @@ def capped_calibration(
 
 
 def add_remove_lattice_test(
-    sorted_x: NDArray[np.float64], lattice: _Lattice, epsilon_test: float, rng: np.random.Generator, *,
+    sorted_x: NDArray[np.float64],
+    lattice: _Lattice,
+    epsilon_test: float,
+    rng: np.random.Generator,
+    *,
     numerics: str,
 ) -> dict[str, Any]:
     """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-under-add-remove): with N
-    the records on the lattice, the integer S = 10N − 9n = 10(N − 0.9n) moves by at most 9 when a record is
-    added or removed; S + Z, Z exact discrete Laplace of scale t = fl(9/ε_t) rounded up, is ε_t-DP. Heavy
-    atoms iff S + Z ≥ 3t. Returns the report (a private output, covered by the guarantee)."""
-    from smoothdp.central.quantiles_greedy import TEST_SLACK
+    the records on the lattice, the integer S = 2N − n = N − (n − N) moves by exactly 1 when a record is added
+    or removed; S + Z, Z exact discrete Laplace of scale t = fl(1/ε_t) rounded up, is ε_t-DP. Heavy atoms iff
+    S + Z ≥ 3t. Returns the report (a private output, covered by the guarantee)."""
+    from smoothdp.central.quantiles_greedy import TEST_SLACK, test_scale
     from smoothdp.noise import DiscreteLaplace
 
     n = sorted_x.size
     on = int(np.count_nonzero(lattice.contains(sorted_x))) if n else 0
-    scale = math.nextafter(9.0 / epsilon_test, math.inf)
-    noisy = 10 * on - 9 * n + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
+    scale = test_scale(epsilon_test)
+    noisy = 2 * on - n + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
     threshold = TEST_SLACK * scale
     return {
         "epsilon": epsilon_test,
