@@ -426,6 +426,11 @@ def main() -> None:
     )
     parser.add_argument("--tumult", default="", help="merge tumult_errors.json into an existing <stem>.json")
     parser.add_argument("--report", action="store_true", help="rebuild the report from <stem>.json only")
+    parser.add_argument(
+        "--extra",
+        default="",
+        help="with --report: cells of another run (<extra>.json) replace the same cells",
+    )
     args = parser.parse_args()
     specs = cell_specs(
         set(filter(None, args.cells.split(","))),
@@ -438,6 +443,10 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     if args.tumult or args.report:
         cells = json.loads((RESULTS / f"{args.stem}.json").read_text())["cells"]
+        if args.extra:  # e.g. the count cells rerun with more trials (their errors differ by sampling only)
+            extra = {cell_id(c["data"], c["statistic"], c["epsilon"]): c
+                     for c in json.loads((RESULTS / f"{args.extra}.json").read_text())["cells"]}  # fmt: skip
+            cells = [extra.get(cell_id(c["data"], c["statistic"], c["epsilon"]), c) for c in cells]
         merged = json.loads(Path(args.tumult).read_text()) if args.tumult else []
         tumult = {e["id"]: e["median_abs_error"] for e in merged}
         for c in cells:
