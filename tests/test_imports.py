@@ -27,6 +27,7 @@ LAZY_PACKAGES = (
     "smoothdp.exact",
     "smoothdp.experiments",
     "smoothdp.geo",
+    "smoothdp.ledger",
     "smoothdp.noise",
     "smoothdp.sensitivity",
     "smoothdp.smoothed_dp",

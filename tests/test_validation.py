@@ -187,3 +187,32 @@ def test_range_messages_show_ends_that_differ_as_different():
         check_in_range("q", 0.0, 1e15, 1e15 + 1)
     with pytest.raises(ValueError, match=r"^q must be in \(0, 1\); got 2"):
         check_in_range("q", 2, 0.0, 1.0)
+
+
+def test_data_policy_is_impute_then_clip_and_its_work_ignores_nan(monkeypatch):
+    """apply_data_policy(clip=True) equals "NaN → midpoint, then clip, −0 → +0", and runs the same numpy
+    steps whether the data hold no NaN or some (the old early return skipped the imputation pass when there
+    was no NaN: one NaN record changed the work)."""
+    import smoothdp.validation as v
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(0.0, 5.0, size=400)
+    x[rng.integers(0, 400, 30)] = np.nan
+    x[:4] = [np.inf, -np.inf, -0.0, 1e308]
+    expected = np.clip(np.where(np.isnan(x), 0.5, x), -2.0, 3.0) + 0.0
+    got = v.apply_data_policy(x, -2.0, 3.0, clip=True)
+    assert np.array_equal(got, expected)
+    assert np.all(np.signbit(got) == np.signbit(expected))
+
+    calls: list[str] = []
+    real_copyto, real_isnan = np.copyto, np.isnan
+    monkeypatch.setattr(v.np, "copyto", lambda *a, **k: (calls.append("copyto"), real_copyto(*a, **k))[1])
+    monkeypatch.setattr(v.np, "isnan", lambda *a, **k: (calls.append("isnan"), real_isnan(*a, **k))[1])
+    clean = rng.normal(size=400)
+    one_nan = clean.copy()
+    one_nan[7] = np.nan
+    v.apply_data_policy(clean, -2.0, 3.0, clip=True)
+    steps_clean = list(calls)
+    calls.clear()
+    v.apply_data_policy(one_nan, -2.0, 3.0, clip=True)
+    assert calls == steps_clean == ["isnan", "copyto"]

@@ -43,6 +43,11 @@ def attach(
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(exports) | submodules)
+        # The public names and the module's dunders (``__version__``, ``__doc__``), not the helpers its
+        # ``__init__`` imports (``TYPE_CHECKING``, ``annotations``, ``attach``) nor private names.
+        namespace = vars(sys.modules[package])
+        public = set(namespace.get("__all__", ())) | set(exports) | {m for m in submodules if m[0] != "_"}
+        dunders = {name for name in namespace if name.startswith("__") and name.endswith("__")}
+        return sorted(public | dunders)
 
     return __getattr__, __dir__

@@ -17,7 +17,8 @@ policy of the mechanisms with public bounds, applied before any data-dependent w
 
 **Inputs** (:func:`as_float_array`, used by every entry point that takes data): numpy arrays, lists, pandas
 and polars Series and one-column DataFrames (duck-typed: no pandas or polars import), of real numbers.
-Missing values (``None``, pandas ``NA``, polars nulls) become NaN, which the policy above imputes. Strings
+Missing values (``None``, pandas ``NA``, polars nulls, the masked entries of a numpy masked array) become
+NaN, which the policy above imputes; a masked entry's hidden value is never read. Strings
 are refused, numeric-looking ones too (``["1", "2"]``): a :class:`TypeError` naming the parameter, as for
 any input whose kind (dtype, or the element kinds of a list or object array) is not a real number. Like the
 shape, the kind is the schema of the data, not the value of a record.
@@ -33,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "apply_data_policy",
     "as_float_array",
     "check_beta",
     "check_bounds",
@@ -69,8 +71,9 @@ def _not_numbers(name: str, x: Any, detail: str = "") -> TypeError:
 
 
 def _object_to_float(value: Any, name: str) -> float:
-    """One element of an object array: a real number, or a missing value (None, pandas NA) → NaN."""
-    if value is None or type(value).__name__ in _MISSING_TYPES:
+    """One element of an object array: a real number, or a missing value (None, pandas NA, numpy's
+    ``np.ma.masked``) → NaN."""
+    if value is None or value is np.ma.masked or type(value).__name__ in _MISSING_TYPES:
         return math.nan
     if isinstance(value, str | bytes):
         raise TypeError(
@@ -113,11 +116,14 @@ def as_float_array(x: Any, name: str = "x") -> NDArray[np.float64]:
     """``x`` as a float64 array: the one conversion of data inputs (module docstring, **Inputs**).
 
     Accepts arrays and nested lists of real numbers (bool, int, float), pandas and polars Series and
-    one-column DataFrames; missing values (``None``, pandas ``NA``, polars nulls) become NaN. Refuses
-    strings, complex numbers, dates and other non-numbers with a :class:`TypeError` naming ``name``, and a
-    DataFrame with several columns with a :class:`ValueError`. Shape is not checked here.
+    one-column DataFrames, numpy masked arrays; missing values (``None``, pandas ``NA``, polars nulls,
+    masked entries) become NaN. Refuses strings, complex numbers, dates and other non-numbers with a
+    :class:`TypeError` naming ``name`` (a masked array by its dtype, like any array), and a DataFrame with
+    several columns with a :class:`ValueError`. Shape is not checked here.
     """
     values = _unwrap_frame(x, name)
+    if isinstance(values, np.ma.MaskedArray):
+        return _unmask(values, name)
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError) as err:  # ragged nested lists
@@ -134,6 +140,21 @@ def as_float_array(x: Any, name: str = "x") -> NDArray[np.float64]:
     flat = arr.ravel()
     converted = np.fromiter((_object_to_float(v, name) for v in flat), dtype=np.float64, count=flat.size)
     return converted.reshape(arr.shape)
+
+
+def _unmask(x: np.ma.MaskedArray, name: str) -> NDArray[np.float64]:
+    """A masked array as floats: every masked entry NaN (the missing-value policy), whatever it hides.
+
+    The kind is the data array's dtype (strings refused as in any array); in an object array the masked
+    elements are not inspected (they become ``None`` first).
+    """
+    mask = np.ma.getmaskarray(x)
+    data = np.ma.getdata(x)
+    if data.dtype.kind == "O":
+        data = data.copy()
+        data[mask] = None
+    out = as_float_array(data, name)
+    return np.where(mask, np.nan, out)
 
 
 def _as_float(name: str, value: Any) -> float:
@@ -307,8 +328,25 @@ def prepare_records(
     Only the kind and shape of ``x`` and a too-small public n are errors.
     """
     arr = to_float_array(x, name, ndim=ndim, min_size=min_size)
-    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
-    return clip_or_check(arr, lower, upper, clip=clip, name=name)
+    return apply_data_policy(arr, lower, upper, clip=clip, name=name)
+
+
+def apply_data_policy(
+    x: NDArray[np.float64], lower: float, upper: float, *, clip: bool, name: str = "x"
+) -> NDArray[np.float64]:
+    """NaN → (lower + upper)/2, then clip into [lower, upper] (or, ``clip=False``, check), −0 → +0.
+
+    With ``clip=True`` (every default path) the work does not depend on the data: clip first (a NaN stays
+    NaN), then overwrite the NaN with the midpoint under a mask, always: the same passes whether the data
+    hold no NaN or many (the midpoint is inside the bounds, so clipping before imputing gives the same
+    records). ``clip=False`` (trusted data only) imputes, then refuses records outside the bounds.
+    """
+    if check_bool("clip", clip):
+        out: NDArray[np.float64] = np.clip(x, lower, upper)
+        out += 0.0  # −0 + 0 = +0 (round to nearest); in place on the fresh array
+        np.copyto(out, 0.5 * lower + 0.5 * upper, where=np.isnan(out))
+        return out
+    return clip_or_check(impute_missing(x, 0.5 * lower + 0.5 * upper), lower, upper, clip=False, name=name)
 
 
 def check_bool(name: str, value: Any) -> bool:

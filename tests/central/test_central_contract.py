@@ -20,6 +20,9 @@ from smoothdp.central import (
     Mean,
     Median,
     Min,
+    NoisyCount,
+    NoisyHistogram,
+    NoisySum,
     PrivateRatio,
     ProposeTestRelease,
     Quantile,
@@ -109,6 +112,16 @@ CASES = [
     (GlobalSensitivityMean(bounds=(0, 1), epsilon=1.0), X, "add_remove"),
     (GlobalSensitivityMedian(bounds=(0, 1), epsilon=1.0), X, "substitution"),
     (GaussianMean(bounds=(0, 1), rho=0.5), X, "substitution"),
+    (NoisyCount(epsilon=1.0), X, "add_remove"),
+    (NoisyCount(rho=0.5, noise="gaussian"), X, "add_remove"),
+    (NoisySum(bounds=(0, 1), epsilon=1.0), X, "add_remove"),
+    (
+        NoisySum(bounds=(0, 1), epsilon=1.0, delta=1e-6, noise="gaussian", neighbours="substitution"),
+        X,
+        "substitution",
+    ),
+    (NoisyHistogram(bins=[0, 0.5, 1], epsilon=1.0), X, "add_remove"),
+    (NoisyHistogram(categories=[0.1, 0.9], epsilon=1.0, neighbours="substitution"), X, "substitution"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 

@@ -217,7 +217,31 @@ def test_histogram_categories_on_pandas_and_polars_strings():
     assert category_codes(pd.Series(["x", None, "y", "z"]), keys).tolist() == [0, -1, 1, -1]
     assert category_codes(pd.Series(["x", None, "y"], dtype="string"), keys).tolist() == [0, -1, 1]
     assert category_codes(pl.Series(["y", None, "x"]), keys).tolist() == [1, -1, 0]
-    assert category_codes(np.array([1.0, 2.0]), keys).tolist() == [-1, -1]  # numbers never match strings
+    with pytest.raises(TypeError, match="kinds"):  # a numeric column cannot hold string categories
+        category_codes(np.array([1.0, 2.0]), keys)
+    with pytest.raises(TypeError, match="kinds"):
+        category_codes(np.array(["1", "2"]), check_categories([1, 2])[1])
+    # an object column mixing kinds: the records of another kind match nothing (dropped), never an error
+    mixed = np.array([1, "1", None, 2.0, True, pd.NA, np.int64(2)], dtype=object)
+    assert category_codes(mixed, check_categories([2, 1])[1]).tolist() == [1, -1, -1, 0, 1, -1, 0]
+    assert category_codes(pd.Series([1, None, 2], dtype="Int64"), check_categories([2])[1]).tolist() == [
+        -1,
+        -1,
+        0,
+    ]
+
+
+def test_masked_entries_are_missing_records():
+    """A masked entry is a missing record: counted by count, no category, the midpoint's bin, the midpoint in
+    a sum; what it hides (1e9 here) is never read."""
+    x = np.ma.masked_array([1.0, 1e9, 2.0, 1e9], mask=[False, True, False, True])
+    assert smoothdp.count(x, epsilon=40.0, rng=21).value == 4
+    assert smoothdp.histogram(x, epsilon=50.0, categories=[1e9, 1.0], rng=21).value.tolist() == [0, 1]
+    labels = np.ma.masked_array(np.array(["a", "b", "a"], dtype=object), mask=[False, True, False])
+    assert category_codes(labels, check_categories(["b", "a"])[1]).tolist() == [1, -1, 1]
+    assert smoothdp.histogram(x, epsilon=50.0, bins=[0, 2, 3], rng=21).value.tolist() == [3, 1]  # mid 1.5
+    quant = SumQuantizer.for_bounds((0.0, 4.0))
+    assert grouped_sums(x, None, 1, quant)[0] == grouped_sums([1.0, 2.0, 2.0, 2.0], None, 1, quant)[0]
 
 
 def test_histogram_bins_clip_and_impute_the_midpoint():
@@ -256,6 +280,25 @@ def test_grouped_sums_are_exact_beyond_float_precision():
     quant = SumQuantizer.for_bounds((-1.0, 3.0))
     f = grouped_sums(np.full(1_000_000, 3.0), None, 1, quant)[0]
     assert f == 1_000_000 * 3 * 2**19
+
+
+def test_grouped_sums_blocks_and_flushes(monkeypatch):
+    """Blocks of 4 records flushed every 8 (instead of 2²⁰ and 2²⁵): the same exact sums."""
+    import smoothdp.central.counting_batch as cb
+
+    gen = np.random.default_rng(20)
+    x = gen.uniform(-3.0, 7.0, 103)
+    groups = gen.integers(0, 5, x.size)
+    quant = SumQuantizer.for_bounds((-2.0, 5.0))
+    whole = grouped_sums(x, groups, 5, quant)
+    monkeypatch.setattr(cb, "_SUM_BLOCK", 4)
+    monkeypatch.setattr(cb, "_SUM_FLUSH", 8)
+    assert grouped_sums(x, groups, 5, quant).tolist() == whole.tolist()
+    r = Fraction(2) ** quant.record_exponent
+    s = quant.quantum_exponent - quant.record_exponent
+    for g in range(5):
+        total = sum(round(Fraction(min(max(v, -2.0), 5.0)) / r) for v in x[groups == g])
+        assert whole[g] == math.floor(Fraction(total, 2**s) + Fraction(1, 2))
 
 
 def test_cell_counts_and_noise():

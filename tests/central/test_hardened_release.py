@@ -27,9 +27,9 @@ from smoothdp.central import (
     TrimmedMean,
     bounded_local_sensitivity,
 )
-from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import FLOAT_SAMPLER_LABEL, HARDENED_SAMPLER_LABEL, OutputGrid
 from smoothdp.rng import default_rng
+from smoothdp.sums import exact_sum
 
 
 # -- exact sums -------------------------------------------------------------------------------------------

@@ -262,16 +262,44 @@ def _bump_grad_bound(lower, upper):
     return np.where(inside, g(peak), np.maximum(g(ul), g(uh))) * (1 + 1e-12)
 
 
-def test_lipschitz_query_without_curvature_is_labelled_heuristic():
-    with pytest.warns(UserWarning, match="HEURISTIC"):
-        q = LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), resolution=2001)
+def test_lipschitz_query_without_a_certificate_is_refused_unless_heuristic_is_asked():
+    with pytest.raises(ValueError, match=r"curvature=M.*grad_bound=g.*heuristic=True"):
+        LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), resolution=2001)
+    with pytest.raises(ValueError, match="heuristic=True applies only without"):
+        LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), curvature=1.0, heuristic=True)
+    with pytest.raises(TypeError, match="heuristic"):
+        LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), heuristic="yes")
+    q = LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), resolution=2001, heuristic=True)
     assert q.heuristic_sensitivity
-    # The estimate misses the bump (the reason for the label): far below the true slope.
+    # The estimate misses the bump (the reason for the refusal): far below the true slope.
     assert float(q.pointwise_lipschitz(np.array([_X0 - _SIGMA / math.sqrt(2)]))[0]) < 1e-6 * _TRUE_SLOPE
     release = SmoothSensitivityMechanism(q, epsilon=1.0).release(np.array([0.0, 0.002]), rng=default_rng(2))
-    assert release.details["sensitivity_bound"].startswith("HEURISTIC")
+    assert release.details["sensitivity_bound"].startswith("HEURISTIC bound, NOT PRIVATE")
+    assert "NOT PRIVATE" in release.guarantee_text and "NOT PRIVATE" in str(release)
+    assert "NOT PRIVATE" in release.to_dict()["guarantee_text"]
     shown = (str(release) + repr(release.to_dict())).lower()
-    assert "certif" not in shown
+    assert "certif" not in shown.replace("for a certified bound", "")
+
+
+def test_a_declared_global_constant_is_a_certificate():
+    """grad_bound returning the global constant K everywhere: certified (no caveat), S ≥ the true slope."""
+    q = LipschitzQuery(
+        _bump, lipschitz=4.0, bounds=(-1, 1), resolution=2001, grad_bound=lambda lo, hi: np.full(len(lo), 4.0)
+    )
+    assert not q.heuristic_sensitivity
+    assert float(q.pointwise_lipschitz(np.array([_X0 - _SIGMA / math.sqrt(2)]))[0]) >= _TRUE_SLOPE
+    release = SmoothSensitivityMechanism(q, epsilon=1.0).release(np.array([0.0, 0.002]), rng=default_rng(2))
+    assert release.caveat == "" and "NOT PRIVATE" not in release.guarantee_text
+
+
+def test_baselines_on_a_heuristic_query_keep_their_guarantee():
+    """GlobalLipschitz, LocalDP and noise a priori do not use the pointwise bound: no caveat."""
+    from smoothdp.geo import GlobalLipschitz, LocalDP, NoiseAPriori
+
+    q = LipschitzQuery(_bump, lipschitz=4.0, bounds=(-1, 1), resolution=201, heuristic=True)
+    for mech in (GlobalLipschitz(q, epsilon=1.0), LocalDP(q, epsilon=1.0), NoiseAPriori(q, epsilon=1.0)):
+        release = mech.release(np.array([0.0, 0.5]), rng=default_rng(3))
+        assert release.caveat == "" and "NOT PRIVATE" not in release.guarantee_text, type(mech).__name__
 
 
 @pytest.mark.parametrize("route", ["curvature", "grad_bound"])

@@ -158,3 +158,23 @@ def test_no_floating_point_function_decides_an_outcome(monkeypatch):
     monkeypatch.setattr(np, "log1p", poisoned)
     again = discrete_laplace(Fraction(1, 7), 5000, default_rng(10))
     assert np.array_equal(expected, again)
+
+
+def test_run_lengths_carry_successes_across_chunks(monkeypatch):
+    """The geometric draws for λ ≥ 1 are the run lengths of one trial stream cut into chunks: successes at a
+    chunk's end (or a chunk without failures) continue the first run of the next chunk."""
+    import smoothdp.noise.exact_integer as ei
+
+    stream: list[bool] = [True] * 50 + [False] + [True] * 3 + [False, False] + [True] * 7 + [False] * 100
+    used: list[int] = []
+
+    def fake_trials(step, m, rng):  # the next m trials of the fixed stream; chunks of size m
+        start = sum(used)
+        used.append(m)
+        return np.array(stream[start : start + m])
+
+    monkeypatch.setattr(ei, "bernoulli_exp_neg_rational", fake_trials)
+    monkeypatch.setattr(ei, "_run_lengths_chunk", lambda missing, fail_rate: 20)
+    draws = ei.geometric(Fraction(3), 5, default_rng(0))
+    assert draws.tolist() == [50, 3, 0, 7, 0]
+    assert len(used) >= 3  # the first chunks held no failure at all

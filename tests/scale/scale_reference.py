@@ -96,10 +96,20 @@ class CountingBackend:
         assert 1 <= len(requests) <= 2
         return self.inner.histograms(requests)
 
+    def uncached_histograms(self, requests: Any) -> Any:
+        self.passes += 1
+        return self.inner.uncached_histograms(requests)
+
     def collect(self, key_lo: int, key_hi: int) -> Any:
         self.passes += 1
         out = self.inner.collect(key_lo, key_hi)
         self.collected.append(int(out.size))
+        return out
+
+    def collect_beyond(self, key_lo: int, key_hi: int, below_key: int, above_key: int, width: int) -> Any:
+        self.passes += 1
+        out = self.inner.collect_beyond(key_lo, key_hi, below_key, above_key, width)
+        self.collected.append(int(out[0].size))
         return out
 
     def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:

@@ -14,6 +14,7 @@ from smoothdp.scale.selection import (
     BlockBackend,
     KeyBackend,
     RankWindow,
+    refinements_needed,
     select_window,
     window_in_memory,
     window_sorted,
@@ -22,9 +23,11 @@ from smoothdp.scale.selection import (
 CAPS = st.sampled_from([0, 1, 2, 5, 1 << 20])
 
 
-def _select(blocks: list[np.ndarray], lo: int, hi: int, cap: int) -> tuple[RankWindow, CountingBackend]:
+def _select(
+    blocks: list[np.ndarray], lo: int, hi: int, cap: int, *, fixed: bool = False
+) -> tuple[RankWindow, CountingBackend]:
     backend = CountingBackend(BlockBackend(blocks))
-    w = select_window(backend, lo, hi, cap=cap)
+    w = select_window(backend, lo, hi, cap=cap, fixed=fixed)
     return w, backend
 
 
@@ -37,11 +40,15 @@ def test_windows_equal_sorting(data: st.DataObject) -> None:
     check_window(window_sorted(np.sort(x + 0.0), lo, hi), x, lo, hi)
     check_window(window_sorted(np.sort(x), lo, hi), x, lo, hi)  # −0 and +0 interleaved in the input
     check_window(window_in_memory(x, lo, hi), x, lo, hi)
-    w, backend = _select(blocks, lo, hi, cap)
-    check_window(w, x, lo, hi)
-    assert w.passes == backend.passes <= 5
     width = max(0, min(hi, x.size) - max(lo, 1) + 1)
-    assert all(c <= cap + width for c in backend.collected)  # driver memory bound
+    for fixed in (False, True):
+        w, backend = _select(blocks, lo, hi, cap, fixed=fixed)
+        check_window(w, x, lo, hi)
+        assert w.passes == backend.passes <= 5
+        assert all(c <= cap + width for c in backend.collected)  # driver memory bound
+        if fixed:  # the same passes whatever the data: n, the width and the cap decide
+            expected = 1 + (refinements_needed(x.size, cap) if width else 0) + (x.size > 0)
+            assert backend.passes == expected
 
 
 @settings(max_examples=100, deadline=None)
@@ -146,11 +153,15 @@ def test_a_wider_window_repeats_only_the_collect_pass() -> None:
     # refinements are remembered too; a returned histogram is a copy (mutating it changes nothing)
     ties = np.repeat([1.0, 1.0 + 2**-52, 1.0 + 2**-51], 1000)
     tb = BlockBackend([ties])
-    first_pass = select_window(tb, 999, 2002, cap=0)
-    again = select_window(tb, 998, 2003, cap=0)
+    first_pass = select_window(tb, 999, 2002, cap=0, fixed=False)
+    again = select_window(tb, 998, 2003, cap=0, fixed=False)
     check_window(first_pass, ties, 999, 2002)
     check_window(again, ties, 998, 2003)
     assert (first_pass.passes, again.passes) == (5, 1)
+    # fixed passes (the release paths): a refinement answered from memory is padded with a real pass
+    padded = select_window(tb, 997, 2004, cap=0)
+    check_window(padded, ties, 997, 2004)
+    assert padded.passes == 4
     tb.histograms([(0, (1 << 64) - 1, 48)])[0][:] = 0
     check_window(select_window(tb, 1, 3000), ties, 1, 3000)
     assert tb.exact_sum_open(0.0, 2.0) == fraction_sum(ties, 0.0, 2.0)

@@ -29,9 +29,10 @@ Two refinements keep it exact in floating point and fast:
 * ties within 1e-10 (log scale) of the row maximum widen the split to [first near-max, last near-max], so a
   rounding error can never send the search past the exact maximiser (rows of zero gaps, log = −inf, are
   exact ties and take the last feasible j, keeping the O(W log W) bound);
-* a cutoff: no pair at distance k ≥ K can beat the running best when c·(b − a)·e^{−βK} ≤ best, so only the
-  windows i ∈ [i_hi − K, i_hi], j ∈ [j_lo, j_lo + K] are searched; K starts small and grows geometrically.
-  The result is exact (the excluded pairs cannot win), and for typical data K ≪ n.
+* a public cutoff: pairs at distance k ≥ K contribute at most c·(b − a)·e^{−βK}, below the smallest normal
+  float for K = :func:`pair_window` (n, β, the bounds and c only), so only the windows i ∈ [i_hi − K, i_hi],
+  j ∈ [j_lo, j_lo + K] are read and searched, whatever the data: the same load on every data set (no
+  search that grows until the data's own S_β is certified, which read all n ranks on all-equal data).
 
 :func:`pair_max_quadratic` is the O(n²) definition, kept as the reference for tests.
 
@@ -47,13 +48,20 @@ from numpy.typing import NDArray
 
 from smoothdp.scale.engine import Records, SortedRecords
 from smoothdp.scale.selection import RankWindow
+from smoothdp.work import tally
 
-__all__ = ["PairProblem", "local_sensitivity_at", "pair_max_quadratic", "smooth_sensitivity_pairs"]
+__all__ = [
+    "PairProblem",
+    "local_sensitivity_at",
+    "pair_max_quadratic",
+    "pair_window",
+    "smooth_sensitivity_pairs",
+]
 
 #: Log-scale tolerance within which two candidates count as tied (see module docstring).
 _TIE = 1e-10
-#: First window size of the cutoff search.
-_FIRST_WINDOW = 64
+#: The floor of every released smooth sensitivity: the smallest normal float.
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 class PairProblem:
@@ -174,20 +182,31 @@ def _divide_and_conquer(p: PairProblem, beta: float, i_min: int, j_max: int) -> 
         # Rows with no feasible j: every larger i has none either; left children keep the full range.
         j_first = jhi.copy()
         j_last = jhi.copy()
-        if np.any(has):
-            rows = np.flatnonzero(has)
-            sz = sizes[rows]
-            starts = np.concatenate(([0], np.cumsum(sz)[:-1])).astype(np.int64)
-            offsets = np.arange(int(sz.sum()), dtype=np.int64) - np.repeat(starts, sz)
-            cols = np.repeat(lo[rows], sz) + offsets
-            i_rep = np.repeat(mid[rows], sz)
-            gaps = p.at(cols) - p.at(i_rep)
-            with np.errstate(divide="ignore"):
-                logv = np.log(gaps) - beta * (cols - i_rep - p.gap)
+        # The cells of a level: at most (j_max − j_lo + 1) + (rows) when no near-tie widens a split (the
+        # rows' j-ranges then share at most their ends); padded to that public number with cells of a
+        # segment of their own, so that every level scans as many cells whatever the data.
+        bound = j_max - p.j_lo + 1 + int(ilo.size)
+        rows = np.flatnonzero(has)
+        sz = sizes[rows]
+        total = int(sz.sum())
+        pad = max(bound - total, 0)
+        tally("pair_cells", total + pad)
+        starts = np.concatenate(([0], np.cumsum(sz)[:-1])).astype(np.int64)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(starts, sz)
+        cols = np.concatenate((np.repeat(lo[rows], sz) + offsets, np.full(pad, p.j_lo, dtype=np.int64)))
+        i_rep = np.concatenate((np.repeat(mid[rows], sz), np.full(pad, p.i_hi, dtype=np.int64)))
+        gaps = p.at(cols) - p.at(i_rep)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logv = np.log(gaps) - beta * (cols - i_rep - p.gap)
+        if pad:
+            starts = np.append(starts, total)
+        if cols.size:
             seg_max, first, last = _segment_argmax_range(logv, starts, cols)
-            best = max(best, float(np.max(seg_max)))
-            j_first[rows] = first
-            j_last[rows] = last
+            n_rows = rows.size
+            if n_rows:
+                best = max(best, float(np.max(seg_max[:n_rows])))
+            j_first[rows] = first[:n_rows]
+            j_last[rows] = last[:n_rows]
         left = mid - 1 >= ilo
         right = mid + 1 <= ihi
         ilo = np.concatenate((ilo[left], mid[right] + 1))
@@ -198,23 +217,29 @@ def _divide_and_conquer(p: PairProblem, beta: float, i_min: int, j_max: int) -> 
     return best
 
 
-def smooth_sensitivity_pairs(p: PairProblem, beta: float) -> float:
-    """S_β for the pair problem, exact (before rounding up), by the windowed divide and conquer."""
+def pair_window(p: PairProblem, beta: float) -> int:
+    """K: the public number of ranks searched on each side (n, β, the bounds and c only).
+
+    Pairs at distance k ≥ K contribute at most c(b − a)e^{−βK}; K is the least with that below the
+    smallest normal float, the floor every smooth sensitivity is raised to before release
+    (:meth:`~smoothdp.central.statistics.Statistic.smooth_sensitivity`), so the released bound
+    max(S, tiny) is the same as with every pair searched
+    (docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm).
+    """
     log_global = math.log(p.scale * (p.upper - p.lower))
-    best = -np.inf
-    window = _FIRST_WINDOW
-    full = p.n + 1
-    while True:
-        window = min(window, full)
-        i_min = max(0, p.i_hi - window)
-        j_max = min(p.n + 1, p.j_lo + window)
-        p.load(i_min, j_max)  # a wider window only repeats the collection of order statistics
-        best = max(best, math.log(p.scale) + _divide_and_conquer(p, beta, i_min, j_max))
-        if window >= full:
-            break
-        # Pairs outside the window have k ≥ window, hence value ≤ c(b − a)e^{−β·window}.
-        if log_global - beta * window <= best:
-            break
-        needed = math.ceil((log_global - best) / beta) + 1 if np.isfinite(best) else full
-        window = min(needed, 4 * window)
+    k = math.ceil((log_global - math.log(_TINY)) / beta) + 1 if log_global > math.log(_TINY) else 1
+    return int(min(max(k, 1), p.n + 1))
+
+
+def smooth_sensitivity_pairs(p: PairProblem, beta: float) -> float:
+    """S_β for the pair problem, exact (before rounding up) wherever S_β ≥ the smallest normal float
+    (below it, a value at most that float): the pairs within :func:`pair_window` ranks, read in one load
+    whose size is public, searched by the divide and conquer, and the global term c(b − a)e^{−βK}."""
+    window = pair_window(p, beta)
+    i_min = max(0, p.i_hi - window)
+    j_max = min(p.n + 1, p.j_lo + window)
+    p.load(i_min, j_max)
+    best = math.log(p.scale) + _divide_and_conquer(p, beta, i_min, j_max)
+    if window < p.n + 1:  # pairs beyond the window: at most c(b − a)e^{−β·window}
+        best = max(best, math.log(p.scale * (p.upper - p.lower)) - beta * window)
     return math.exp(best) if np.isfinite(best) else 0.0

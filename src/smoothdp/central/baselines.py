@@ -17,7 +17,7 @@ Data policy (as every central mechanism, :func:`smoothdp.validation.prepare_reco
 imputed with the midpoint of the bounds, then clipped (``clip=True``, default; ±inf too) or refused
 (``clip=False``, trusted data only). Exact release (docs/theory/floating-point.md#the-exact-release-path):
 each noisy quantity is the exact rounding, onto a public grid of the bounds, of its exact value (a data
-value, or an exact rational sum or mean from :func:`~smoothdp.central.statistics.exact_sum`) plus the noise
+value, or an exact rational sum or mean from :func:`~smoothdp.sums.exact_sum`) plus the noise
 (:func:`smoothdp.exact.add_noise`); the mean's ratio of noisy sum to noisy count is post-processing.
 ``numerics="float"`` keeps the float fast path.
 
@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.ratio import ratio_local_sensitivity
-from smoothdp.central.statistics import Median, PreparedData, exact_sum
+from smoothdp.central.statistics import Median, PreparedData
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import Gaussian, Laplace
@@ -43,6 +43,7 @@ from smoothdp.privacy import ZCDP, PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.sensitivity.rounding import round_up
+from smoothdp.sums import exact_sum
 from smoothdp.validation import (
     check_bool,
     check_bounds,
@@ -163,11 +164,13 @@ class GlobalSensitivityMedian(Mechanism):
         return self.statistic.prepare(data)
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
-        rounded)."""
+        """``size`` independent releases on x (for simulations; no accountant): the release path
+        vectorized over the draws, with the law of :meth:`release` (``numerics`` as set)."""
         n = check_int("size", size, minimum=1)
-        value = self.statistic.value(self._prepare(x))
-        return value + np.asarray(self._noise.sample(n, resolve_rng(rng), numerics="float"), dtype=np.float64)
+        value = self.statistic.exact_value(self._prepare(x))
+        gen = resolve_rng(rng)
+        draws = add_noise(value, self._noise, grid=self.grid, rng=gen, size=n, numerics=self.numerics)
+        return np.asarray(draws, dtype=np.float64)
 
     def _release(self, prepared: PreparedData, rng: np.random.Generator) -> Release:
         value = add_noise(
@@ -237,12 +240,14 @@ class GaussianMean(Mechanism):
         return prepare_records(data, self.lower, self.upper, clip=self.clip, min_size=1)  # n public
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent releases on x (for simulations; no accountant; fast float path, not
-        rounded)."""
+        """``size`` independent releases on x (for simulations; no accountant): the release path
+        vectorized over the draws, with the law of :meth:`release` (``numerics`` as set)."""
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
-        noise = Gaussian(self.sigma(data.size)).sample(n, resolve_rng(rng), numerics="float")
-        return float(np.mean(data)) + np.asarray(noise, dtype=np.float64)
+        noise = Gaussian(self.sigma(data.size))
+        mean = exact_sum(data) / data.size
+        draws = add_noise(mean, noise, grid=self.grid, rng=resolve_rng(rng), size=n, numerics=self.numerics)
+        return np.asarray(draws, dtype=np.float64)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         sigma = self.sigma(prepared.size)

@@ -42,7 +42,8 @@ from numpy.typing import NDArray
 from smoothdp.accounting import Accountant
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
-from smoothdp.noise import DiscreteLaplace, Laplace
+from smoothdp.noise import Laplace
+from smoothdp.noise.exact_integer import discrete_laplace, rate_at_most
 from smoothdp.privacy import ApproxDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
@@ -96,7 +97,9 @@ def private_count_interval(
     """
     eps = check_epsilon(epsilon)
     t = count_interval_halfwidth(epsilon=eps, failure_probability=failure_probability)
-    noisy = np.asarray(count, dtype=np.int64) + DiscreteLaplace(1.0 / eps).sample(size, resolve_rng(rng))
+    # the exact rate ε itself (a float scale 1/ε could round down, i.e. a slightly larger rate: weaker)
+    noise = discrete_laplace(rate_at_most(Fraction(eps)), size, resolve_rng(rng))
+    noisy = np.asarray(count, dtype=np.int64) + noise
     return noisy, noisy - t, noisy + t
 
 

@@ -68,6 +68,11 @@ class _CountingMechanism(Mechanism):
     """Shared parts: the budget keywords, the noise, and the public description of the noise."""
 
     noise: IntegerNoise
+    #: The class-level citation; an instance names the one of its noise family.
+    source = (
+        "discrete Laplace and discrete Gaussian mechanisms: Canonne, Kamath & Steinke, The discrete Gaussian "
+        "for differential privacy, NeurIPS 2020"
+    )
 
     def _calibrate(
         self,
@@ -114,7 +119,7 @@ def _number_of_records(x: Any) -> int:
         )
     if is_dask_collection(x):  # rows of a dask frame or series (one pass), or of a dask array
         if hasattr(x, "columns") or not hasattr(x, "compute_chunk_sizes"):
-            return int(len(x))
+            return len(x)
         rows = x.shape[0]
         return int(x.compute_chunk_sizes().shape[0] if math.isnan(rows) else rows)
     shape = getattr(x, "shape", None)

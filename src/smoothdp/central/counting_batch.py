@@ -17,6 +17,7 @@ docs/theory/counting-queries.md (#the-noisy-histogram, #the-noisy-sum).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -44,9 +45,13 @@ I64 = NDArray[np.int64]
 #: Bits of the fixed-point sensitivity: the sum's quantum q is 2⁻²⁰ of the sensitivity (rounded to a power
 #: of two), so the rounding of the sum (≤ q/2) and of the sensitivity (⌈Δ/q⌉ ≤ Δ/q + 1) cost ≤ 2⁻²⁰.
 QUANTUM_BITS = 20
-#: Records per chunk of the exact per-group sums: the float partial sums of 27-bit halves stay below 2⁵³.
-_SUM_CHUNK = 1 << 25
+#: Records per block (cache-sized) and per flush to Python integers of the exact per-group sums: the float
+#: totals of 27-bit halves stay below 2⁵³ over 2²⁵ records.
+_SUM_BLOCK = 1 << 20
+_SUM_FLUSH = 1 << 25
 _HALF_BITS = 26
+_HALF_DOWN = 2.0**-_HALF_BITS
+_HALF_UP = 2.0**_HALF_BITS
 
 
 # -- cells: categories and bins -----------------------------------------------------------------------------
@@ -74,37 +79,75 @@ def check_categories(categories: Any) -> tuple[list[Any], NDArray[Any]]:
     return values, keys
 
 
-def _as_labels(x: Any) -> tuple[NDArray[np.str_], NDArray[np.bool_]]:
-    """Records as strings, with a mask of those that are strings (the others match no string category)."""
+def _records(x: Any) -> NDArray[Any]:
+    """The records of x as a one-dimensional numpy array (Series and one-column frames unwrapped; a masked
+    array as an object array with None at its masked entries)."""
+    if hasattr(x, "columns") and hasattr(x, "to_numpy"):
+        columns = list(x.columns)
+        if len(columns) != 1:
+            raise ValueError(f"x must be a one-column DataFrame or a Series; got {len(columns)} columns")
+        x = x[columns[0]]
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
-    arr = np.asarray(x)
+    if isinstance(x, np.ma.MaskedArray):  # masked entries are missing values: never read what they hide
+        data = np.ma.getdata(x).astype(object)
+        data[np.ma.getmaskarray(x)] = None
+        x = data
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as err:  # ragged nested lists
+        raise TypeError(f"x must be a one-dimensional collection of records; got {type(x).__name__}") from err
     if arr.ndim != 1:
         raise ValueError(f"x must be one-dimensional; got shape {arr.shape}")
+    return arr
+
+
+def _kind_mismatch(arr: NDArray[Any], wanted: str) -> TypeError:
+    return TypeError(f"x holds values of dtype {arr.dtype}; the categories are {wanted}: kinds must agree")
+
+
+def _as_labels(arr: NDArray[Any]) -> tuple[NDArray[np.str_], NDArray[np.bool_]]:
+    """Records as strings, with a mask of those that are strings (the others match no string category)."""
     if arr.dtype.kind == "U":
         return arr, np.ones(arr.size, dtype=np.bool_)
     if arr.dtype.kind != "O":
-        return np.zeros(arr.size, dtype="U1"), np.zeros(arr.size, dtype=np.bool_)
+        raise _kind_mismatch(arr, "strings")
     is_str = np.fromiter((isinstance(v, str) for v in arr), dtype=np.bool_, count=arr.size)
     return np.where(is_str, arr, "").astype(str), is_str
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, str)
+
+
+def _as_reals(arr: NDArray[Any]) -> NDArray[np.float64]:
+    """Records as floats, NaN for those that are not real numbers (they match no numeric category)."""
+    if arr.dtype.kind in "biuf":
+        out: NDArray[np.float64] = arr.astype(np.float64)
+        return out
+    if arr.dtype.kind != "O":
+        raise _kind_mismatch(arr, "numbers")
+    return np.fromiter((float(v) if _is_real(v) else math.nan for v in arr), dtype=np.float64, count=arr.size)
 
 
 def category_codes(x: Any, keys: NDArray[Any]) -> I64:
     """Each record's index in ``keys`` (the categories in output order), −1 where it matches none.
 
     A record matches a category when it equals it and is of the same kind (numbers: compared as floats, so
-    1 and 1.0 match; NaN matches nothing). Unmatched records are dropped by the histogram: a fixed per-record
-    rule, so neighbours stay neighbours (docs/theory/counting-queries.md#the-noisy-histogram).
+    1 and 1.0 match; NaN matches nothing); in an object column, a record of another kind (a string among
+    numbers, None, pandas NA) matches nothing. Unmatched records are dropped by the histogram: a fixed
+    per-record rule, so neighbours stay neighbours (docs/theory/counting-queries.md#the-noisy-histogram).
+    A column whose dtype cannot hold the categories' kind (numbers for string categories, strings or dates
+    for numeric ones) is a TypeError: the kind of a column is its schema, not a record's value.
     """
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
+    arr = _records(x)
     values: NDArray[Any]
     if keys.dtype.kind == "U":
-        values, valid = _as_labels(x)
+        values, valid = _as_labels(arr)
     else:
-        values = as_float_array(x)
-        if values.ndim != 1:
-            raise ValueError(f"x must be one-dimensional; got shape {values.shape}")
+        values = _as_reals(arr)
         valid = ~np.isnan(values)
     pos = np.clip(np.searchsorted(ordered, values), 0, ordered.size - 1)
     hit = valid & (ordered[pos] == values)
@@ -231,30 +274,42 @@ def grouped_sums(
     """f_g = ⌊A_g·r/q + 1/2⌋ for each group g < n_groups (exact; Python ints in an object array).
 
     ``groups`` holds each record's group index (integers in [0, n_groups), one per record; the tables layer
-    drops records of unlisted keys before); ``None``: every record in group 0. A_g = Σ a_i is exact:
-    each a_i = h_i·2²⁶ + l_i, 0 ≤ l_i < 2²⁶,
-    |h_i| ≤ 2²⁷, and ``np.bincount`` sums the halves per group in chunks of 2²⁵ records (every partial sum
-    below 2⁵³, hence exact in floats), accumulated in int64.
+    drops records of unlisted keys before); ``None``: every record in group 0.
+
+    A_g = Σ a_i exactly, in floats: a_i = rint(x_i·2^−e) is an integer-valued float (|a_i| ≤ 2⁵³, the
+    scaling by a power of two exact), split as a_i = h_i·2²⁶ + l_i with h_i = ⌊a_i·2⁻²⁶⌋ (|h_i| ≤ 2²⁷)
+    and 0 ≤ l_i < 2²⁶, both exact. ``np.bincount`` sums each half per group over blocks of 2²⁰ records;
+    the float totals are flushed to Python integers every 2²⁵ records, before any can reach 2⁵³, so every
+    float sum is exact. One pass, no conversion to int64, no Python loop over groups or records.
     """
     k = check_int("n_groups", n_groups, minimum=1)
-    a = quantizer.record_units(values)
-    g = np.zeros(a.size, dtype=np.int64) if groups is None else np.asarray(groups)
-    if g.dtype.kind not in "iu" or g.shape != a.shape:
+    x = prepare_records(values, quantizer.lower, quantizer.upper, min_size=0)
+    g = np.zeros(x.size, dtype=np.intp) if groups is None else np.asarray(groups)
+    if g.dtype.kind not in "iu" or g.shape != x.shape:
         raise ValueError(
-            f"groups must be integers, one per record (shape {a.shape}); got {g.dtype} {g.shape}"
+            f"groups must be integers, one per record (shape {x.shape}); got {g.dtype} {g.shape}"
         )
     if g.size and (int(g.min()) < 0 or int(g.max()) >= k):
         raise ValueError(f"groups must be in [0, n_groups={k})")
-    high_total = np.zeros(k, dtype=np.int64)
-    low_total = np.zeros(k, dtype=np.int64)
-    for start in range(0, a.size, _SUM_CHUNK):
-        part, labels = a[start : start + _SUM_CHUNK], g[start : start + _SUM_CHUNK]
-        high = part >> _HALF_BITS
-        low = part - (high << _HALF_BITS)
-        high_total += np.bincount(labels, weights=high, minlength=k).astype(np.int64)
-        low_total += np.bincount(labels, weights=low, minlength=k).astype(np.int64)
+    to_units = math.ldexp(1.0, -quantizer.record_exponent)
+    high_total = np.zeros(k, dtype=object)  # Python ints: no overflow at any n
+    low_total = np.zeros(k, dtype=object)
+    for flush in range(0, x.size, _SUM_FLUSH):
+        high_acc = np.zeros(k)
+        low_acc = np.zeros(k)
+        for start in range(flush, min(x.size, flush + _SUM_FLUSH), _SUM_BLOCK):
+            units = x[start : start + _SUM_BLOCK] * to_units  # exact: a power of two
+            np.rint(units, out=units)
+            high = units * _HALF_DOWN
+            np.floor(high, out=high)
+            units -= high * _HALF_UP  # l_i = a_i − h_i·2²⁶, exact
+            labels = g[start : start + _SUM_BLOCK]
+            high_acc += np.bincount(labels, weights=high, minlength=k)
+            low_acc += np.bincount(labels, weights=units, minlength=k)
+        high_total += high_acc.astype(np.int64).astype(object)
+        low_total += low_acc.astype(np.int64).astype(object)
     s = quantizer.quantum_exponent - quantizer.record_exponent
-    total = high_total.astype(object) * (1 << _HALF_BITS) + low_total.astype(object)
+    total = high_total * (1 << _HALF_BITS) + low_total
     if s == 0:
         return total
     out: NDArray[Any] = (total + (1 << (s - 1))) // (1 << s)

@@ -147,16 +147,26 @@ class SmoothSensitivityMechanism(Mechanism):
     def sample(
         self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None
     ) -> NDArray[np.float64]:
-        """``size`` independent outputs of the mechanism on x (one sort, one S_β, vectorized noise).
+        """``size`` independent outputs of the mechanism on x, each with the law of :meth:`release`.
 
-        For simulations and statistical tests: no accountant is charged, and the outputs take the fast
-        float path (f(x) + S·Z in floats, not rounded onto the grid, not hardened).
+        For simulations and statistical tests (no accountant is charged): one sort, one S_β, and the
+        release path itself vectorized over the draws, :func:`smoothdp.exact.add_noise` with
+        ``size=size`` and the mechanism's ``numerics`` (exactly ``grid.round(f(x) + S_β(x)·Z)`` by default).
+        With the same generator state, ``sample(x, 1, rng=g)[0]`` is the value ``release(x, rng=g)`` gives.
         """
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
-        s = self.statistic.smooth_sensitivity(d, self.calibration.beta)
-        z = np.asarray(self.calibration.noise.sample(n, resolve_rng(rng), numerics="float"), dtype=np.float64)
-        return self.statistic.value(d) + s * z
+        cal = self.calibration
+        draws = add_noise(
+            self.statistic.exact_value(d),
+            cal.noise,
+            grid=self.grid,
+            rng=resolve_rng(rng),
+            sensitivity=self.statistic.smooth_sensitivity(d, cal.beta),
+            size=n,
+            numerics=self.numerics,
+        )
+        return np.asarray(draws, dtype=np.float64)
 
     def _prepare(self, data: Any) -> PreparedData:
         return self.statistic.prepare(data)

@@ -168,19 +168,29 @@ class ProposeTestRelease(Mechanism):
         )
 
     def sample(self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs of the mechanism on x; refusals (⊥) are NaN (no accountant).
+        """``size`` independent outputs of the mechanism on x, each with the law of :meth:`release`;
+        refusals (⊥) are NaN (no accountant).
 
-        A simulation helper: the value takes the fast float path (f(x) + Lap in floats, not rounded).
+        Both steps take the release path vectorized over the draws (:func:`smoothdp.exact.add_noise` with
+        the mechanism's ``numerics``): the noisy distances, then one value for each draw that passed the
+        test. With the same generator state, ``sample(x, 1, rng=g)[0]`` is the value ``release(x, rng=g)``
+        gives (NaN for a refusal).
         """
         n = check_int("size", size, minimum=1)
         d = self.statistic.prepare(x)
         gen = resolve_rng(rng)
         distance = distance_to_instability(self.statistic, d, self.bound, cap=self.distance_cap)
         passed = np.asarray(self._noisy_distance(distance, n, gen)) >= self.threshold
-        values = self.statistic.value(d) + Laplace(self.bound / self.epsilon_release).sample(
-            n, gen, numerics="float"
+        out = np.full(n, np.nan)
+        out[passed] = add_noise(
+            self.statistic.exact_value(d),
+            Laplace(self.bound / self.epsilon_release),
+            grid=self.grid,
+            rng=gen,
+            size=int(np.count_nonzero(passed)),
+            numerics=self.numerics,
         )
-        return np.where(passed, values, np.nan)
+        return out
 
     def _prepare(self, data: Any) -> PreparedData:
         return self.statistic.prepare(data)

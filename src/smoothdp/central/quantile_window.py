@@ -1,5 +1,5 @@
 """The exponential-mechanism quantile from a window of ranks: the exact same output distribution as the
-whole-data sampler, reading only O(1/ε · log n) order statistics
+whole-data sampler, with the same work on every data set of n records
 (docs/theory/quantiles.md#sampling-from-a-window-of-ranks).
 
 The mechanism (:class:`~smoothdp.central.quantiles.ExponentialQuantile`) draws one *outcome* with
@@ -7,26 +7,32 @@ probability proportional to its float weight Ŵ: an open gap j = (x_(j), x_(j+1)
 statistics (x_(0) = lower, x_(n+1) = upper), weight ≈ μ(gap)·e^{−coef·|j − t|}, or a lattice atom at a
 distinct data value (a *knot*), weight ≈ c·e^{−coef·dist}; μ = Lebesgue + c·(lattice counting measure).
 
-Here only the ranks [a, b] = [r − w, r + w] around the target rank r are read (w from public parameters,
-:func:`window_half_width`). The outcomes in the window's value range [x_(a), x_(b)] get their exact float
-weights, computed by the same float operations as the whole-data sampler. The two *outside regions*
-[lower, x_(a)) and (x_(b), upper] get one pseudo-outcome each, of weight Û = μ(region)·K: K bounds the
-weight per unit of μ there, because every outcome left of x_(a) has at most a − 1 records at or below it
-(so |j − t| ≥ t − a + 1), and symmetrically on the right. One exact categorical draw decides; when it lands
-on a region (probability ≤ Û/ΣŴ, below 2^-60 on data without a huge mass far from the quantile), the
-region is sampled by rejection: a point y ~ μ restricted to the region, accepted with probability
-Ŵ(outcome of y)·μ(region)/(Û·μ(outcome of y)) ≤ 1, computed in exact rationals. In that round each outcome
-is output with probability exactly Ŵ/Z (Z = ΣŴ over the window plus ΣÛ): the window's by the first draw,
-a region's by Û/Z · μ(o)/μ(region) · Ŵ(o)μ(region)/(Û μ(o)) = Ŵ(o)/Z. So conditionally on acceptance
-the output has the whole-data law; on rejection we take one draw of the whole-data sampler (same law), which
-bounds the time where Û exceeds the region's weight by a huge factor. Only the rare region branch reads the
-whole data.
+Work (public: n, ε, the bounds, q), the same on every data set except in the outside round (step 4):
+
+1. one window of ranks [a, b] = [r − w, r + w] (w from n and ε, :func:`window_half_width`) fetched with
+   the w records just below x_(a) and the w just above x_(b), beyond the runs of tied values at the
+   window's ends (:meth:`~smoothdp.scale.engine.Records.window_beyond`: a run's extent is known from the
+   window's exact counts and the run itself is never read; a side with fewer records is padded);
+2. one exact categorical draw over the outcomes of the explicit value range (the three windows) and one
+   *outside* pseudo-outcome of weight Û ≥ Û_L + Û_R, where Û_L = μ(S_L)·e^{−coef·d_L + 2η + 2^-20}
+   bounds the weight of every outcome left of the explicit range (d_L: its least rank distance), S_L =
+   [lower, x_(a)); likewise on the right;
+3. an explicit outcome is drawn with probability Ŵ(o)/Z, Z = ΣŴ(explicit) + Û, and output (no more work);
+4. the outside round, with probability Û/Z: a point y drawn from ν = (Û_L·μ|S_L/μ(S_L) +
+   Û_R·μ|S_R/μ(S_R))/(Û_L + Û_R), its outcome o found by one probe pass over the records
+   (:meth:`~smoothdp.scale.engine.Records.probe`), accepted with probability Ŵ(o)/(Û·ν(o)) ≤ 1 (exact
+   rationals; a y inside the explicit range is rejected), so each outside outcome is output with
+   probability exactly Ŵ(o)/Z; on a rejection, one draw of the whole-data sampler (same law; it sorts
+   every record). This round is the only work that depends on the data, and it happens with probability
+   Û/Z: below 2^-60 unless records are packed at the float resolution around the quantile
+   (docs/theory/floating-point.md#timing).
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +48,7 @@ from smoothdp.central.quantiles import (
 )
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.scale.engine import Records
+from smoothdp.work import tally
 
 __all__ = ["sample_em_windowed", "window_half_width"]
 
@@ -61,52 +68,93 @@ def _dyadic(logw: NDArray[np.float64]) -> list[Fraction]:
     return [Fraction(float(ff)) * Fraction(2) ** int(kk) for kk, ff in zip(k, f, strict=True)]
 
 
-class _Outcomes:
-    """The outcomes of the value range [edges[0], edges[-1]] of padded order statistics with global index
-    ``first`` (edges[i] = x_(first + i)), and their log weights (same float operations as the whole-data
-    sampler)."""
+class _Explicit:
+    """The outcomes of a sorted stretch of records, as runs of tied values with their exact counts.
+
+    ``values``: distinct values v_0 < … < v_m (the bounds included where the stretch reaches them);
+    ``below[i]`` = #{x < v_i}, ``at_most[i]`` = #{x ≤ v_i} (a bound that is not a record: 0/0 for lower,
+    n/n for upper). Gap i = (v_i, v_{i+1}) has index at_most[i]; a run on the lattice is a knot. Weights
+    by the same float operations as the whole-data sampler.
+    """
 
     def __init__(
         self,
-        edges: NDArray[np.float64],
-        first: int,
-        n: int,
-        n_below: int,
-        n_above: int,
+        values: NDArray[np.float64],
+        below: NDArray[np.float64],
+        at_most: NDArray[np.float64],
         *,
         target: float,
         coef: float,
         lattice: _Lattice | None,
     ) -> None:
-        self.edges = edges
-        lengths = np.diff(edges)
-        j = np.arange(first, first + lengths.size, dtype=np.float64)
+        self.values = values
+        lengths = np.diff(values)
+        j = at_most[:-1]
         if lattice is None:
             self.counts = np.zeros(lengths.size)
             with np.errstate(divide="ignore"):
                 log_gap = np.log(lengths)
-            self.knots = edges[:0]
-            knot_logw = edges[:0]
+            self.knots = values[:0]
+            knot_logw = values[:0]
         else:
-            self.counts, on = lattice.scan(edges)
+            self.counts, on = lattice.scan(values)
             with np.errstate(divide="ignore"):
                 log_gap = np.log(lengths + lattice.mass * self.counts)
-            new = np.concatenate(([True], edges[1:] != edges[:-1]))
-            starts = np.flatnonzero(new)
-            ends = np.concatenate((starts[1:], [edges.size])) - 1
-            below = np.maximum(first + starts - 1, 0).astype(np.float64)
-            at_most = np.minimum(first + ends, n).astype(np.float64)
-            if first > 0:  # the first run may continue left of the window
-                below[0] = n_below
-            if first + edges.size - 1 < n + 1:  # the last run may continue right of the window
-                at_most[-1] = n - n_above
-            keep = on[starts]
-            self.knots = edges[starts[keep]]
-            dist = np.maximum(0.0, np.maximum(below[keep] - target, target - at_most[keep]))
+            self.knots = values[on]
+            dist = np.maximum(0.0, np.maximum(below[on] - target, target - at_most[on]))
             knot_logw = math.log(lattice.mass) - coef * dist
-        self.first = first
         self.logw = np.concatenate((log_gap - coef * np.abs(j - target), knot_logw))
         self.n_gaps = lengths.size
+
+
+def _runs(
+    values: NDArray[np.float64], ranks: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Distinct values of sorted ``values`` (1-based ranks ``ranks``, consecutive within each run), with
+    #{x < v} = (first rank − 1) and #{x ≤ v} = last rank of each run as seen here."""
+    new = np.concatenate(([True], values[1:] != values[:-1]))
+    starts = np.flatnonzero(new)
+    ends = np.concatenate((starts[1:], [values.size])) - 1
+    return values[starts], (ranks[starts] - 1).astype(np.float64), ranks[ends].astype(np.float64)
+
+
+def _explicit_range(
+    win_values: NDArray[np.float64],
+    a: int,
+    n: int,
+    n_below: int,
+    n_above: int,
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
+    lower: float,
+    upper: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The runs (values, #{x < v}, #{x ≤ v}) of the explicit range: the records just below the window
+    (``low``, padded with −inf), the window x_(a) … x_(b), the records just above (``high``, +inf padding),
+    and the bounds where the range reaches them. The runs of x_(a) and x_(b) take their exact counts from
+    the window (n_below, n − n_above): they may extend beyond what is read."""
+    b = a + win_values.size - 1
+    low = low[np.isfinite(low)]
+    high = high[np.isfinite(high)]
+    b_run = n - n_above
+    ranks = np.concatenate(
+        (
+            np.arange(n_below - low.size + 1, n_below + 1),
+            np.arange(a, b + 1),
+            np.arange(b_run + 1, b_run + high.size + 1),
+        )
+    )
+    vals, below, at_most = _runs(np.concatenate((low, win_values, high)), ranks)
+    k_a = int(np.searchsorted(vals, win_values[0]))  # the run of x_(a), and of x_(b)
+    k_b = int(np.searchsorted(vals, win_values[-1]))
+    below[k_a] = n_below
+    at_most[k_b] = b_run
+    if low.size == n_below:  # every record below the window is read: the range starts at lower
+        if vals[0] > lower:
+            vals, below, at_most = np.concatenate(([lower], vals)), np.r_[0.0, below], np.r_[0.0, at_most]
+    if high.size == n_above and vals[-1] < upper:
+        vals, below, at_most = np.r_[vals, upper], np.r_[below, float(n)], np.r_[at_most, float(n)]
+    return vals, below, at_most
 
 
 def _region_mass(lo: float, hi: float, lattice: _Lattice | None, *, closed_low: bool) -> Fraction:
@@ -144,6 +192,65 @@ def _draw_in_gap(
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
+def _float_below(y: Fraction) -> float:
+    """The largest float ≤ y."""
+    f = float(y)
+    return f if Fraction(f) <= y else float(np.nextafter(f, -np.inf))
+
+
+def _bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator) -> float:
+    """A float f with f < Y < next(f) for Y uniform on (lo, hi), exactly (Y is a float with probability 0):
+    ``words`` 64-bit words of Y's bits at once (public), more only when they do not decide (rare)."""
+    base, span = Fraction(lo), Fraction(hi) - Fraction(lo)
+    acc = 0
+    for _ in range(words):
+        acc = (acc << 64) | _uniform_bits(rng)
+    bits = 64 * words
+    while True:
+        y_lo = base + span * Fraction(acc, 1 << bits)
+        y_hi = base + span * Fraction(acc + 1, 1 << bits)
+        f = _float_below(y_lo)
+        if Fraction(float(np.nextafter(f, np.inf))) >= y_hi:
+            return f
+        acc = (acc << 64) | _uniform_bits(rng)
+        bits += 64
+
+
+class _OutsidePoint:
+    """A point y of ν on one outside part S = [lower, x_(a)) or (x_(b), upper], drawn in the outside round:
+    an atom (a lattice point, exact float) or a continuum point known as the float f just below it."""
+
+    def __init__(
+        self,
+        side: str,
+        lo: float,
+        hi: float,
+        mass: Fraction,
+        lattice: _Lattice | None,
+        words: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.side, self.mass = side, mass
+        length = Fraction(hi) - Fraction(lo)
+        p_cont = length / mass
+        self.atom = False
+        if lattice is not None and p_cont < 1 and not _bernoulli(p_cont.numerator, p_cont.denominator, rng):
+            counts, on = lattice.scan(np.array([lo, hi]))
+            closed = on[0] if side == "left" else on[1]
+            atoms = int(counts[0]) + int(closed)
+            start = lattice.floor(np.array([lo]))[0] if side == "left" and on[0] else None
+            k0 = int(start) if start is not None else int(lattice.first_above(np.array([lo]))[0])
+            self.point = float(k0 + int(rng.integers(0, atoms))) * lattice.spacing
+            self.atom = True
+        else:
+            self.point = _bracket_uniform(lo, hi, words, rng)
+
+
+def _words(lower: float, upper: float) -> int:
+    """Words of a uniform's bits that place it between two adjacent floats, from the bounds (public)."""
+    return max(1, math.ceil((math.log2(float(upper) - float(lower)) + 1074.0 + 64.0) / 64.0))
+
+
 def sample_em_windowed(
     records: Records,
     *,
@@ -159,118 +266,99 @@ def sample_em_windowed(
     half_width: int | None = None,
 ) -> float:
     """One draw of the exponential-mechanism quantile (density ∝ e^{−coef·dist(t, [#{x<y}, #{x≤y}])} w.r.t.
-    μ on [lower, upper], rounded onto ``grid``) reading a window of ranks (module docstring). ``eta``
-    bounds the error of the float log weights; ``half_width`` overrides :func:`window_half_width` (tests)."""
+    μ on [lower, upper], rounded onto ``grid``) with the same work on every data set (module docstring).
+    ``eta`` bounds the error of the float log weights; ``half_width`` overrides :func:`window_half_width`."""
     n = records.n
     if n == 0:
-        edges = np.array([lower, upper])
-        outcomes = _Outcomes(edges, 0, 0, 0, 0, target=target, coef=coef, lattice=lattice)
-        return _draw_window(outcomes, 0, lattice, grid, rng, numerics)
+        explicit = _Explicit(
+            np.array([lower, upper]), np.zeros(2), np.zeros(2), target=target, coef=coef, lattice=lattice
+        )
+        return _draw_explicit(explicit, exact_categorical(explicit.logw, rng), lattice, grid, rng, numerics)
     r = math.ceil(target)
     w = window_half_width(n, coef) if half_width is None else half_width
     a, b = max(1, r - w), min(n, r + w)
-    win = records.window(a, b)
-    # A tie run across an end of the window is read whole, with w more ranks beyond it. Otherwise a window
-    # inside a long run of one value (off the lattice) holds no outcome of positive weight, every draw goes
-    # to an outside region, and its rejection loop almost never accepts: a data-dependent hang. Reading
-    # more ranks changes the running time only, never the output distribution (module docstring).
-    a_run, b_run = win.n_below + 1, n - win.n_above  # the first rank of x_(a)'s run, the last of x_(b)'s
-    if a_run < a or b_run > b:
-        a, b = max(1, min(a, a_run - w)), min(n, max(b, b_run + w))
-        win = records.window(a, b)
-    parts = [win.values]
-    if a == 1:
-        parts.insert(0, np.array([lower]))
-    if b == n:
-        parts.append(np.array([upper]))
-    first = 0 if a == 1 else a
-    outcomes = _Outcomes(
-        np.concatenate(parts), first, n, win.n_below, win.n_above, target=target, coef=coef, lattice=lattice
+    win, low, high = records.window_beyond(a, b, w)
+    # The outside parts: records beyond the w read past the window's end runs. Their outcomes have at most
+    # n_below − w records at or below them (left), at least n − n_above + w below them (right).
+    parts: list[tuple[str, float, float, Fraction, float]] = []
+    x_a, x_b = float(win.values[0]), float(win.values[-1])
+    if win.n_below > w:
+        mass = _region_mass(lower, x_a, lattice, closed_low=True)
+        parts.append(
+            ("left", lower, x_a, mass, _log_region_bound(mass, target - (win.n_below - w), coef, eta))
+        )
+    if win.n_above > w:
+        mass = _region_mass(x_b, upper, lattice, closed_low=False)
+        parts.append(
+            ("right", x_b, upper, mass, _log_region_bound(mass, n - win.n_above + w - target, coef, eta))
+        )
+    parts = [p for p in parts if p[3] > 0]
+    vals, below, at_most = _explicit_range(
+        win.values, win.first, n, win.n_below, win.n_above, low, high, lower, upper
     )
-    regions: list[tuple[str, Fraction, float]] = []
-    if a > 1:
-        mass = _region_mass(lower, float(win.values[0]), lattice, closed_low=True)
-        if mass > 0:
-            regions.append(("left", mass, _log_region_bound(mass, target - (a - 1), coef, eta)))
-    if b < n:
-        mass = _region_mass(float(win.values[-1]), upper, lattice, closed_low=False)
-        if mass > 0:
-            regions.append(("right", mass, _log_region_bound(mass, b - target, coef, eta)))
-    logw = np.concatenate((outcomes.logw, [lr for *_, lr in regions]))
-    size = outcomes.logw.size
-    k_all, f_all = _dyadic_parts(logw)  # the float weights exactly as exact_categorical sees them
-    while True:
-        idx = exact_categorical(logw, rng)
-        if idx < size:
-            return _draw_window(outcomes, idx, lattice, grid, rng, numerics)
-        side, mass, _ = regions[idx - size]
-        # Û of the drawn region as an exact rational, made only when a region is drawn: the window's weights
-        # as rationals can be 2^(−10^12) at a large ε.
-        bound = Fraction(float(f_all[idx])) * Fraction(2) ** int(k_all[idx])
-        value = _sample_region(
-            records, side, (a, b), mass, bound,
-            lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
-            numerics=numerics,
-        )  # fmt: skip
-        if value is not None:
-            return value
-        # Rejected: one exact draw from the whole data instead of more rounds. An accepted round outputs
-        # each outcome with probability exactly proportional to its weight, and so does the whole-data
-        # sampler, so the law is unchanged; but the time is bounded whatever the data (a region's bound
-        # can exceed its weight by e^{hundreds}, e.g. records packed into subnormal gaps in wide bounds).
-        full = records.sorted_values()
-        if lattice is None:
-            return sample_em_quantile(
-                full, lower=lower, upper=upper, target=target, coef=coef, grid=grid, rng=rng,
-                numerics=numerics,
-            )  # fmt: skip
-        return sample_em_lattice(
-            full, lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
-            numerics=numerics,
-        )  # fmt: skip
+    explicit = _Explicit(vals, below, at_most, target=target, coef=coef, lattice=lattice)
+    size = explicit.logw.size
+    log_outside: list[float] = []
+    if parts:  # Û ≥ Û_L + Û_R, rounded up by a slack far above the error of logaddexp
+        log_outside = [float(np.logaddexp.reduce([p[4] for p in parts])) + 2.0**-30]
+    logw = np.concatenate((explicit.logw, log_outside))
+    idx = exact_categorical(logw, rng)
+    if idx < size:
+        return _draw_explicit(explicit, idx, lattice, grid, rng, numerics)
+    # The outside round (probability Û/Z): a point y of ν, its outcome found by one probe pass.
+    tally("region_rounds")
+    bounds = _dyadic(np.array([p[4] for p in parts]))
+    side = 0
+    if len(parts) == 2:
+        p_left = bounds[0] / (bounds[0] + bounds[1])
+        side = 0 if _bernoulli(p_left.numerator, p_left.denominator, rng) else 1
+    name, lo, hi, mass, _ = parts[side]
+    point = _OutsidePoint(name, lo, hi, mass, lattice, _words(lower, upper), rng)
+    probe = records.probe(point.point)
+    k_all, f_all = _dyadic_parts(logw)
+    u_hat = Fraction(float(f_all[idx])) * Fraction(2) ** int(k_all[idx])
+    value = _accept_outside(
+        point, probe, parts, bounds, u_hat, vals, n,
+        lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
+        numerics=numerics,
+    )  # fmt: skip
+    if value is not None:
+        return value
+    # Rejected: one exact draw from the whole data (same law; see the module docstring and the proof).
+    tally("whole_data_draws")
+    full = records.sorted_values()
+    if lattice is None:
+        return sample_em_quantile(
+            full, lower=lower, upper=upper, target=target, coef=coef, grid=grid, rng=rng, numerics=numerics
+        )
+    return sample_em_lattice(
+        full, lower=lower, upper=upper, target=target, coef=coef, lattice=lattice, grid=grid, rng=rng,
+        numerics=numerics,
+    )  # fmt: skip
 
 
-def _draw_window(
-    outcomes: _Outcomes,
+def _draw_explicit(
+    explicit: _Explicit,
     idx: int,
     lattice: _Lattice | None,
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
 ) -> float:
-    if idx >= outcomes.n_gaps:  # a knot: an atom at a distinct data value (or a bound) on the lattice
-        return float(grid.round(outcomes.knots[idx - outcomes.n_gaps]))
-    lo, hi = float(outcomes.edges[idx]), float(outcomes.edges[idx + 1])
-    return _draw_in_gap(lo, hi, int(outcomes.counts[idx]), lattice, grid, rng, numerics)
+    if idx >= explicit.n_gaps:  # a knot: an atom at a distinct data value (or a bound) on the lattice
+        return float(grid.round(explicit.knots[idx - explicit.n_gaps]))
+    lo, hi = float(explicit.values[idx]), float(explicit.values[idx + 1])
+    return _draw_in_gap(lo, hi, int(explicit.counts[idx]), lattice, grid, rng, numerics)
 
 
-def _uniform_gap(edges: NDArray[np.float64], rng: np.random.Generator) -> int:
-    """The gap k (edges[k] < y < edges[k+1]) of y uniform on [edges[0], edges[-1]], exactly (lazily
-    refined uniform bits; gaps of length 0 have probability 0)."""
-    lo, span = Fraction(float(edges[0])), Fraction(float(edges[-1])) - Fraction(float(edges[0]))
-    last = edges.size - 2
-    a, bits = _uniform_bits(rng), 64
-    while True:
-        y_lo = lo + span * Fraction(a, 1 << bits)
-        y_hi = lo + span * Fraction(a + 1, 1 << bits)
-        k = int(np.searchsorted(edges, float(y_lo), side="right")) - 1
-        k = min(max(k, 0), last)
-        while k > 0 and Fraction(float(edges[k])) > y_lo:
-            k -= 1
-        while k < last and Fraction(float(edges[k + 1])) <= y_lo:
-            k += 1
-        if y_hi <= Fraction(float(edges[k + 1])):
-            return k
-        a = (a << 64) | _uniform_bits(rng)
-        bits += 64
-
-
-def _sample_region(
-    records: Records,
-    side: str,
-    window: tuple[int, int],
-    mass: Fraction,
-    bound: Fraction,
+def _accept_outside(
+    point: _OutsidePoint,
+    probe: Any,
+    parts: list[tuple[str, float, float, Fraction, float]],
+    bounds: list[Fraction],
+    u_hat: Fraction,
+    explicit_values: NDArray[np.float64],
+    n: int,
     *,
     lower: float,
     upper: float,
@@ -281,50 +369,49 @@ def _sample_region(
     rng: np.random.Generator,
     numerics: str,
 ) -> float | None:
-    """One rejection round in an outside region (module docstring); None when rejected. Reads every record."""
-    full = records.sorted_values()
-    n = full.size
-    a, b = window
-    if side == "left":
-        edges = np.concatenate(([lower], full[:a]))  # gaps 0 … a − 1, region [lower, x_(a))
-        first, region_lo, region_hi = 0, lower, float(full[a - 1])
-    else:
-        edges = np.concatenate((full[b - 1 :], [upper]))  # gaps b … n, region (x_(b), upper]
-        first, region_lo, region_hi = b, float(full[b - 1]), upper
-    # A point of the region under μ: the continuum with probability length/μ(region), else a lattice atom.
-    length = Fraction(region_hi) - Fraction(region_lo)
-    p_cont = length / mass
-    atom_value: float | None = None
-    if lattice is not None and p_cont < 1 and not _bernoulli(p_cont.numerator, p_cont.denominator, rng):
-        counts, on = lattice.scan(np.array([region_lo, region_hi]))
-        atoms = int(counts[0]) + int(on[0] if side == "left" else on[1])
-        start = lattice.floor(np.array([region_lo]))[0] if side == "left" and on[0] else None
-        k0 = int(start) if start is not None else int(lattice.first_above(np.array([region_lo]))[0])
-        atom_value = float(k0 + int(rng.integers(0, atoms))) * lattice.spacing
-    if atom_value is not None:
-        below = int(np.searchsorted(full, atom_value, side="left"))
-        at_most = int(np.searchsorted(full, atom_value, side="right"))
-        is_knot = below < at_most or atom_value in (lower, upper)
-    else:
-        is_knot = False
+    """The outside round: y's outcome o (from the probe) accepted with probability Ŵ(o)/(Û·ν(o)), exactly;
+    None when rejected (y inside the explicit range, or the coin)."""
+    y = point.point
+    first, last = float(explicit_values[0]), float(explicit_values[-1])
+    if point.side == "left" and not (y < first):
+        return None
+    if point.side == "right" and not (y >= last if not point.atom else y > last):
+        return None
+    side_bound = bounds[0] if point.side == parts[0][0] else bounds[-1]
+    p_side = side_bound / sum(bounds, Fraction(0))
+    is_knot = point.atom and (probe.at_most > probe.below or y in (lower, upper))
     if is_knot:
-        assert lattice is not None and atom_value is not None
-        dist = max(0.0, below - target, target - at_most)
+        assert lattice is not None
+        dist = max(0.0, probe.below - target, target - probe.at_most)
         logw = math.log(lattice.mass) - coef * dist
         mu_outcome = Fraction(lattice.mass)
+        lo = hi = y
+        m = 0
     else:
-        k = below - first if atom_value is not None else _uniform_gap(edges, rng)  # the gap holding y
-        lo, hi = float(edges[k]), float(edges[k + 1])
-        gap = _Outcomes(np.array([lo, hi]), first + k, n, 0, 0, target=target, coef=coef, lattice=lattice)
-        logw = float(gap.logw[0])  # the gap's weight (the knots of its two edges are not used)
-        mu_outcome = Fraction(hi) - Fraction(lo)
-        if lattice is not None:
-            mu_outcome += Fraction(lattice.mass) * int(gap.counts[0])
-    accept = _dyadic(np.array([logw]))[0] * mass / (bound * mu_outcome)
+        if point.atom:
+            j, pred = probe.below, probe.pred
+        else:  # y in (f, next f): x < y ⟺ x ≤ f
+            j = probe.at_most
+            pred = y if probe.at_most > probe.below else probe.pred
+        lo = lower if pred == -np.inf else pred
+        hi = upper if probe.succ == np.inf else probe.succ
+        gap = _Explicit(
+            np.array([lo, hi]),
+            np.zeros(2),
+            np.array([float(j), float(j)]),
+            target=target,
+            coef=coef,
+            lattice=lattice,
+        )
+        logw = float(gap.logw[0])
+        m = int(gap.counts[0])
+        mu_outcome = Fraction(hi) - Fraction(lo) + (Fraction(lattice.mass) * m if lattice is not None else 0)
+    nu_outcome = p_side * mu_outcome / point.mass
+    accept = _dyadic(np.array([logw]))[0] / (u_hat * nu_outcome)
     if accept > 1:
         raise RuntimeError("internal error: the outside-region bound of the windowed sampler does not hold")
     if not _bernoulli(accept.numerator, accept.denominator, rng):
         return None
-    if atom_value is not None:  # a knot, or a lattice point inside the gap
-        return float(grid.round(atom_value))
+    if point.atom:  # a knot, or a lattice point inside the gap
+        return float(grid.round(y))
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))

@@ -51,7 +51,8 @@ from smoothdp.central.bounded_ls import SOURCE as BOUNDED_LS_SOURCE
 from smoothdp.central.bounded_ls import count_interval_halfwidth
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
-from smoothdp.noise import DiscreteLaplace, Laplace
+from smoothdp.noise import Laplace
+from smoothdp.noise.exact_integer import discrete_laplace, rate_at_most
 from smoothdp.privacy import ApproxDP, PrivacyGuarantee, PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, resolve_rng
@@ -235,9 +236,9 @@ class PrivateRatio(Mechanism):
         self, a: int, b: int, n: int, rng: np.random.Generator
     ) -> tuple[NDArray[np.float64], NDArray]:
         """Draws, and the bound g for each (NaN where the method fell back to naive)."""
-        dlap = DiscreteLaplace(2.0 / self.epsilon_1)  # pmf ∝ e^{−(ε₁/2)|k|}
-        noisy_a = a + np.asarray(dlap.sample(n, rng), dtype=np.int64)
-        noisy_b = b + np.asarray(dlap.sample(n, rng), dtype=np.int64)
+        rate = rate_at_most(Fraction(self.epsilon_1) / 2)  # pmf ∝ e^{−(ε₁/2)|k|}, the exact rational rate
+        noisy_a = a + discrete_laplace(rate, n, rng)
+        noisy_b = b + discrete_laplace(rate, n, rng)
         t = self.halfwidth
         b_low = noisy_b - t
         usable = b_low >= 2

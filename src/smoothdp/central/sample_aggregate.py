@@ -19,7 +19,7 @@ privately:
 
 * ``aggregator="mean"``: (1/k) Σ z_i + Lap((u − l)/(kε)). Pure ε-DP: one record is in one block, so the
   clipped average moves by at most (u − l)/k. The average is exact (a rational, from
-  :func:`~smoothdp.central.statistics.exact_sum`) and the release is its exact rounding onto the public grid
+  :func:`~smoothdp.sums.exact_sum`) and the release is its exact rounding onto the public grid
   of [l, u] (:func:`smoothdp.exact.add_noise`; docs/theory/floating-point.md#the-exact-release-path).
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
   :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
@@ -65,6 +65,7 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -72,17 +73,18 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.statistics import Median, exact_sum
-from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.central.statistics import Median
+from smoothdp.exact import Enclosure, OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism, check_options
 from smoothdp.noise import Laplace
 from smoothdp.privacy import Guarantee, PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, StreamKey, resolve_rng, stream_key
 from smoothdp.scale.engine import dask_compute, engine_name, is_dask_collection
+from smoothdp.sums import exact_sum
 from smoothdp.validation import check_bounds, check_epsilon, check_int, to_float_array
 
-__all__ = ["SampleAndAggregate", "block_starts", "random_blocks", "sample_and_aggregate"]
+__all__ = ["SampleAndAggregate", "block_starts", "mean_enclosure", "random_blocks", "sample_and_aggregate"]
 
 SOURCE_MEAN = (
     "Sample-and-aggregate, Nissim, Raskhodnikova & Smith, STOC 2007, §4: Laplace on the clipped block mean "
@@ -142,6 +144,41 @@ def _apply_group(func: Callable[[NDArray[Any]], float], *parts: NDArray[np.float
     """f on the records of one block of the partition (NaN for an empty block: replaced by the default)."""
     records = np.concatenate(parts)
     return float(func(records)) if records.shape[0] else float("nan")
+
+
+#: Unit roundoff of float64 (2^-53), and 2^-1074, the spacing of subnormals.
+_UNIT_ROUNDOFF = 2.0**-53
+_SUBNORMAL = 2.0**-1074
+
+
+def mean_enclosure(rows: NDArray[np.float64]) -> Enclosure:
+    """A certified enclosure of the exact mean of each row of ``rows`` (shape (reps, k), finite floats).
+
+    The float mean m̂ = fl(fl(Σ z)/k) is within E = γ_{k−1}·Σ|z|/k + u·|m̂| + 2^-1074 of the exact mean
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, Lemma 3.1 and §4.2: any
+    order of summation has error ≤ γ_{k−1}·Σ|z_i|, γ_m = m·u/(1 − m·u), u = 2^-53; the division adds a
+    relative u plus an absolute 2^-1074 for underflow). E is computed with 2k·u ≥ γ_{k−1} and a factor
+    1 + 2^-20 that covers the roundings of E itself; the ends are then moved one float outward. A row
+    whose float sums overflow gets the exact mean's own float bounds. ``refine(i, bits)`` returns the exact
+    mean of row i (:func:`~smoothdp.sums.exact_sum`), used only when a rounding is undecided.
+    """
+    z = np.asarray(rows, dtype=np.float64)
+    k = z.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = z.sum(axis=1) / k
+        magnitude = np.abs(z).sum(axis=1) / k
+        error = (2.0 * k * _UNIT_ROUNDOFF * magnitude + _UNIT_ROUNDOFF * np.abs(mean)) * (1.0 + 2.0**-20)
+        error += _SUBNORMAL
+        lower = np.nextafter(mean - error, -np.inf)
+        upper = np.nextafter(mean + error, np.inf)
+    for i in np.flatnonzero(~(np.isfinite(lower) & np.isfinite(upper))):  # overflow: bounds of the exact mean
+        exact = exact_sum(z[i]) / k
+        lower[i], upper[i] = np.nextafter(float(exact), -np.inf), np.nextafter(float(exact), np.inf)
+
+    def refine(i: int, bits: int) -> Fraction:
+        return exact_sum(z[i]) / k
+
+    return Enclosure(lower, upper, refine)
 
 
 def block_starts(n: int, n_blocks: int) -> NDArray[np.int64]:
@@ -337,22 +374,39 @@ class SampleAndAggregate(Mechanism):
         return clipped
 
     def sample(self, x: ArrayLike, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
-        """``size`` independent outputs on x, each with its own random partition (vectorized; no
-        accountant). A simulation helper: the aggregate takes the fast float path (not rounded)."""
+        """``size`` independent outputs on x, each with its own random partition and the law of
+        :meth:`release` (vectorized; no accountant).
+
+        The partitions are drawn as in a release, then the aggregate takes the release path vectorized over
+        the draws (:func:`smoothdp.exact.add_noise` with the mechanism's ``numerics``): for the mean, the
+        exact block means as certified enclosures (:func:`mean_enclosure`); for the median, the exact
+        median and S_β of each distinct multiset of block outputs. With the same generator state,
+        ``sample(x, 1, rng=g)[0]`` is the value ``release(x, rng=g)`` gives (in memory).
+        """
         n = check_int("size", size, minimum=1)
         data = self._prepare(x)
         gen = resolve_rng(rng)
         z = self._block_outputs_many(data, n, gen)
         if self.aggregator == "mean":
-            return z.mean(axis=1) + self._noise.sample(n, gen, numerics="float")
+            draws = add_noise(mean_enclosure(z), self._noise, grid=self.grid, rng=gen, numerics=self.numerics)
+            return np.asarray(draws, dtype=np.float64).reshape(n)
         # The median mechanism depends on the multiset of block outputs: one S_β per distinct multiset.
         distinct, which = np.unique(np.sort(z, axis=1), axis=0, return_inverse=True)
-        stat, beta = self._median.statistic, self._median.beta
-        values = np.array([stat.value(row) for row in distinct])
-        scales = np.array([stat.smooth_sensitivity(row, beta) for row in distinct])
-        noise = np.asarray(self._median.calibration.noise.sample(n, gen, numerics="float"), dtype=np.float64)
+        median = self._median
+        prepared = [median.statistic.prepare(row) for row in distinct]
+        exact = [median.statistic.exact_value(d) for d in prepared]  # data values: floats (else rationals)
+        centers = np.array(exact, dtype=np.float64 if all(type(v) is float for v in exact) else object)
+        scales = np.array([median.statistic.smooth_sensitivity(d, median.beta) for d in prepared])
         which = which.reshape(-1)
-        return values[which] + scales[which] * noise
+        draws = add_noise(
+            centers[which],
+            median.calibration.noise,
+            grid=median.grid,
+            rng=gen,
+            sensitivity=scales[which],
+            numerics=median.numerics,
+        )
+        return np.asarray(draws, dtype=np.float64).reshape(n)
 
     def release(
         self, data: Any, *, accountant: Accountant | None = None, rng: SeedLike = None, engine: Any = None

@@ -28,7 +28,7 @@ from os import PathLike
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.data.csv_reader import is_numeric, parse_numbers, read_csv
+from smoothdp.data.csv_reader import read_csv, typed_column
 
 __all__ = ["DATASETS", "load_adult_ages", "load_ca_incomes", "load_csv", "load_nyc_collisions"]
 
@@ -43,9 +43,10 @@ DATASETS: dict[str, str] = {
 def load_csv(name: str, path: str | PathLike[str] | None = None) -> dict[str, NDArray]:
     """Load a shipped data set (or the user's own CSV at ``path``) as a dict of column arrays.
 
-    Read by :func:`smoothdp.data.csv_reader.read_csv`, the parser the command line uses too: blank lines
-    are skipped, every other line is a record. A column whose non-missing cells all parse as numbers
-    becomes a float array (missing cells NaN); the others stay as arrays of strings.
+    Read by :func:`smoothdp.data.csv_reader.read_csv`, the parser the command line uses too: every line
+    after the header is a record. A column of type ``"number"`` (some cell is a number:
+    :func:`~smoothdp.data.csv_reader.column_type`) becomes a float array (missing, ``NA``-like and
+    unparseable cells NaN); a text column stays an array of strings.
     """
     if path is None:
         if name not in DATASETS:
@@ -56,14 +57,7 @@ def load_csv(name: str, path: str | PathLike[str] | None = None) -> dict[str, ND
         header, cells = read_csv(path, name=f"data set {name!r}")
     if not header or not cells[header[0]]:
         raise ValueError(f"data set {name!r} has no rows")
-    columns: dict[str, NDArray] = {}
-    for column in header:
-        values = cells[column]
-        try:  # fast path: every cell a number
-            columns[column] = np.asarray(values, dtype=str).astype(np.float64)
-        except ValueError:
-            columns[column] = parse_numbers(values) if is_numeric(values) else np.array(values)
-    return columns
+    return {column: typed_column(cells[column]) for column in header}
 
 
 def _require(columns: dict[str, NDArray], needed: tuple[str, ...], name: str) -> None:

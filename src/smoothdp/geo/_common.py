@@ -164,6 +164,10 @@ class GeoMechanism(Mechanism):
     numerics: str = "exact"
     #: The public output grid of the reports (from the query's value range or the noise scale).
     grid: OutputGrid
+    #: True when the noise rests on the query's pointwise Lipschitz bound (its smooth sensitivity), so that
+    #: a heuristic bound (``query.heuristic_sensitivity``) voids the guarantee and the release says so; the
+    #: baselines use the declared global constant, the value range or no bound at all.
+    uses_pointwise_bound: bool = True
 
     def _set_numerics(self, numerics: str, grid: OutputGrid) -> None:
         """Fix the arithmetic mode and the public output grid (both data-independent)."""
@@ -174,6 +178,12 @@ class GeoMechanism(Mechanism):
         """Fix the guarantees before any data is seen; ``reports`` per user (default: one per query)."""
         self.per_query = per_query
         self.guarantee = repeated_guarantee(per_query, self.n_queries if reports is None else reports)
+
+    @property
+    def rests_on_a_heuristic(self) -> bool:
+        """True when the guarantee rests on a heuristic bound (a ``LipschitzQuery(..., heuristic=True)``
+        under a mechanism that uses its pointwise bound): the releases then say NOT PRIVATE."""
+        return self.uses_pointwise_bound and self.query.heuristic_sensitivity
 
     @property
     def n_queries(self) -> int:
@@ -300,7 +310,7 @@ class GeoMechanism(Mechanism):
             details=self._public_details(),
             beta=self.calibration.beta if self.calibration is not None else None,
             sampler=sampler_label(self.numerics),
-            caveat=self.query.sensitivity_note if self.query.heuristic_sensitivity else "",
+            caveat=self.query.sensitivity_note if self.rests_on_a_heuristic else "",
         )
 
     def _public_details(self) -> dict[str, Any]:

@@ -74,6 +74,7 @@ class _AdditiveLaplace(GeoMechanism):
     """f(x) + Lap(scale) with a per-query scale (shape ``param_shape``)."""
 
     scale: NDArray[np.float64]
+    uses_pointwise_bound = False  # the declared global constant, or the public value range
 
     def _scale(self, user_ndim: int) -> NDArray[np.float64]:
         return self.query.expand(self.scale, user_ndim)
@@ -220,6 +221,7 @@ class NoiseAPriori(GeoMechanism):
 
     name = "noise a priori"
     proof = "docs/theory/geo-privacy.md#noise-a-priori"
+    uses_pointwise_bound = False  # the location (or a 1-Lipschitz distance) is privatized
     source = "Liang & Yi, CCS 2024, Lemma 2.3 (noise a priori)"
 
     def __init__(

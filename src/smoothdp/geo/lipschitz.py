@@ -3,15 +3,16 @@
 Liang & Yi, CCS 2024, Section 3.3; docs/theory/geo-privacy.md#generic-lipschitz-query.
 
 The grid bound is rigorous only with information about f between the grid nodes: a curvature bound
-M ≥ sup‖∇²f‖ (``curvature``) or an interval evaluation of ‖∇f‖ over boxes (``grad_bound``). Without
-either, M is estimated from the grid's second differences, which misses any feature narrower than the
-grid step: the bound is then HEURISTIC, and the query, every release made with it and a warning at
-construction say so (docs/geo.md, "Generic Lipschitz query").
+M ≥ sup‖∇²f‖ (``curvature``, a declared constant) or an interval evaluation of ‖∇f‖ over boxes
+(``grad_bound``). Without either, the query is **refused** (a ``ValueError`` saying how to supply one):
+estimating M from the grid's second differences misses any feature narrower than the grid step, so no
+guarantee would hold. ``heuristic=True`` keeps that estimate on explicit request; every release whose
+noise rests on it then says "NOT PRIVATE" in its guarantee text (``Release.caveat``), and is still
+charged to an accountant (docs/geo.md, "Generic Lipschitz query").
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,9 +22,19 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.geo._query import GeoQuery
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.sensitivity.numeric import GridLipschitzBound
-from smoothdp.validation import check_bounds, check_positive
+from smoothdp.validation import check_bool, check_bounds, check_positive
 
 __all__ = ["LipschitzQuery"]
+
+#: The refusal of a query without a certified bound: what to supply instead.
+UNCERTIFIED = (
+    "LipschitzQuery needs a certified bound on how f varies between its grid nodes, or no guarantee holds "
+    "(a feature narrower than the grid step is invisible to the grid). Supply one: curvature=M, a declared "
+    "constant M ≥ sup over the box of ‖∇²f‖ (|f''| in 1-D); or grad_bound=g, an interval evaluation "
+    "g(lower, upper) ≥ sup of ‖∇f‖ on each box (grad_bound=lambda lower, upper: np.full(len(lower), K) "
+    "declares the global constant K everywhere: certified, without adaptivity). heuristic=True keeps the "
+    "estimate from the grid's second differences, and every release resting on it says NOT PRIVATE"
+)
 
 #: The curvature passed to the grid bound on the ``grad_bound`` route, where the node "gradients" are
 #: already sups over the cells and no Taylor term is needed (a positive number: the bound only grows).
@@ -43,10 +54,17 @@ class LipschitzQuery(GeoQuery):
       [lower_i, upper_i] an upper bound of sup ‖∇f‖ on it (vectorized over boxes); the node gradients are
       then replaced by these cell sups, and no curvature is needed.
 
-    With neither, M is estimated as twice the largest second difference on the grid: a **heuristic**
-    that fails for features narrower than the grid step (a bump between two nodes is invisible). The
-    query then has ``heuristic_sensitivity = True``; a ``UserWarning`` is raised at construction and every
-    release's ``details["sensitivity_bound"]`` starts with "HEURISTIC".
+    With neither, the query is **refused** at construction (a ``ValueError`` naming ``curvature``,
+    ``grad_bound`` and ``heuristic``): the only estimate left, twice the largest second difference on
+    the grid, fails for features narrower than the grid step (a bump of slope 3.4 between two nodes gets
+    a bound of 1e−11), so no guarantee would hold. ``heuristic=True`` keeps that estimate on explicit
+    request: the query then has ``heuristic_sensitivity = True``, and every release whose noise rests on
+    the pointwise bound (:class:`~smoothdp.geo.SmoothSensitivityMechanism`) carries the caveat "HEURISTIC
+    bound, NOT PRIVATE" in its guarantee text, ``str`` and ``to_dict`` (``Release.caveat``), like a
+    seeded release; an accountant is still charged what the mechanism would spend. The baselines
+    (:class:`~smoothdp.geo.GlobalLipschitz`, :class:`~smoothdp.geo.LocalDP`,
+    :class:`~smoothdp.geo.NoiseAPriori`) use only the declared K, the value range (rigorous given K) or
+    no bound, and keep their guarantee.
 
     Either way the bound assumes the float values of f (and ``grad``) at the grid nodes are accurate to
     far below the discretization terms (their rounding is not in the bound), and the released query value
@@ -75,6 +93,10 @@ class LipschitzQuery(GeoQuery):
         shape (n,) (d = 1) or (n, 2) (d = 2), returning n upper bounds.
     clip
         Clip users' points to U (default) instead of refusing them.
+    heuristic
+        ``True``: without ``curvature`` and ``grad_bound``, estimate the curvature from the grid (not a
+        bound: releases resting on it say NOT PRIVATE). Default ``False``: refuse the query instead. An
+        error with ``curvature`` or ``grad_bound`` (there is nothing to estimate).
     """
 
     name = "Lipschitz query"
@@ -93,6 +115,7 @@ class LipschitzQuery(GeoQuery):
         grad_bound: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]] | None = None,
         resolution: int | None = None,
         clip: bool = True,
+        heuristic: bool = False,
     ) -> None:
         if not callable(f):
             raise TypeError(f"f must be callable; got {type(f).__name__}")
@@ -100,6 +123,14 @@ class LipschitzQuery(GeoQuery):
             raise TypeError(f"grad_bound must be callable; got {type(grad_bound).__name__}")
         if grad_bound is not None and (grad is not None or curvature is not None):
             raise ValueError("grad_bound replaces grad and curvature; pass grad_bound alone")
+        certified = grad_bound is not None or curvature is not None
+        if check_bool("heuristic", heuristic) and certified:
+            raise ValueError(
+                "heuristic=True applies only without curvature= and grad_bound= (with either, the bound is "
+                "certified); drop heuristic=True"
+            )
+        if not certified and not heuristic:
+            raise ValueError(UNCERTIFIED)
         self.dimension = dimension
         self.f = f
         self.clip = bool(clip)
@@ -122,7 +153,7 @@ class LipschitzQuery(GeoQuery):
             vals = self.bound.grid.values
             value_range = (float(vals.min()) - slack, float(vals.max()) + slack)
         self._range = check_bounds(value_range, "value_range")
-        self.heuristic_sensitivity = grad_bound is None and curvature is None
+        self.heuristic_sensitivity = not certified
         if grad_bound is not None:
             self.sensitivity_note = (
                 "grid bound, rigorous given the caller's interval evaluation of |grad f| (grad_bound)"
@@ -133,15 +164,10 @@ class LipschitzQuery(GeoQuery):
             )
         else:
             self.sensitivity_note = (
-                "HEURISTIC: the curvature of f was estimated from the grid's second differences "
-                f"(M ≈ {self.bound.curvature:g}); a feature narrower than the grid step "
-                f"({self.bound.grid.h:g}) is missed and the printed guarantee may not hold. Pass curvature= "
-                "or grad_bound= for a rigorous bound"
-            )
-            warnings.warn(
-                f"LipschitzQuery without curvature= or grad_bound=: {self.sensitivity_note}",
-                UserWarning,
-                stacklevel=2,
+                "HEURISTIC bound, NOT PRIVATE (heuristic=True): the curvature of f was estimated from the "
+                f"grid's second differences (M ≈ {self.bound.curvature:g}); a feature narrower than the grid "
+                f"step ({self.bound.grid.h:g}) is missed, so the stated guarantee does not hold. Pass "
+                "curvature= or grad_bound= for a certified bound"
             )
 
     @staticmethod

@@ -88,6 +88,8 @@ def bernoulli_exp_neg(num: I64 | int, den: int, n: int, rng: np.random.Generator
     so P(K odd) = Σ_m (−γ)^m/m! = e^{−γ}. Bernoulli(γ/k) is [W < num]·[J = 0] with W uniform on
     {0, …, den−1} and J uniform on {0, …, k−1}, independent: probability (num/den)·(1/k).
     """
+    if np.ndim(num) == 0:
+        num = int(num)  # one numerator for every draw (a numpy scalar too)
     certain = isinstance(num, int) and num == den  # γ = 1: Bernoulli(γ) always succeeds, draw nothing
     nums = num if isinstance(num, int) else np.asarray(num, dtype=np.int64)
     if certain:
@@ -171,6 +173,12 @@ def _truncated_geometric(p: int, q: int, block: int, n: int, rng: np.random.Gene
     return out
 
 
+def _run_lengths_chunk(missing: int, fail_rate: float) -> int:
+    """Trials per chunk: enough for ``missing`` failures with high probability (the law does not depend
+    on it; a short chunk only means another one)."""
+    return int(missing / fail_rate + 4.0 * math.sqrt(missing / fail_rate) + 16)
+
+
 def _run_lengths(step: Fraction, n: int, rng: np.random.Generator) -> I64:
     """n i.i.d. counts of successes before the first failure of Bernoulli(e^{−step}) trials: one stream
     of trials cut at its failures (the run lengths of an i.i.d. stream are i.i.d. geometric)."""
@@ -179,7 +187,7 @@ def _run_lengths(step: Fraction, n: int, rng: np.random.Generator) -> I64:
     fail_rate = 1.0 - math.exp(-float(step))  # only sizes the chunks; the law does not depend on it
     while filled < n:
         missing = n - filled
-        m = int(missing / fail_rate + 4.0 * math.sqrt(missing / fail_rate) + 16)
+        m = _run_lengths_chunk(missing, fail_rate)
         fails = np.flatnonzero(~bernoulli_exp_neg_rational(step, m, rng))
         if fails.size == 0:
             carried += m

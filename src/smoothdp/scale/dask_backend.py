@@ -20,14 +20,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.scale.selection import (
+from smoothdp.scale.backends import (
     NBINS,
+    BlockBeyond,
     CachingBackend,
     HistogramRequest,
     block_histograms,
+    collect_beyond_block,
     collect_block,
     exact_sum_between,
+    probe_block,
 )
+from smoothdp.scale.beyond import Probe
 
 __all__ = ["DaskBackend", "compute_on"]
 
@@ -40,10 +44,10 @@ def _histogram_task(block: NDArray[np.float64], requests: tuple[HistogramRequest
     return block_histograms(block, requests).reshape(1, -1)
 
 
-def _sum_task(block: NDArray[np.float64], lo_value: float, hi_value: float) -> NDArray[np.object_]:
-    """One block's exact open-interval sum, as a one-element object array (a Fraction)."""
+def _object_task(block: NDArray[np.float64], kernel: Any) -> NDArray[np.object_]:
+    """One block's ``kernel(block)`` (any Python object), as a one-element object array."""
     out = np.empty(1, dtype=object)
-    out[0] = exact_sum_between(block, lo_value, hi_value)
+    out[0] = kernel(block)
     return out
 
 
@@ -118,12 +122,30 @@ class DaskBackend(CachingBackend):
 
     def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
         """One pass: the exact Σ x over lo_value < x < hi_value (per-block Fractions added on the driver)."""
+        kernel = functools.partial(exact_sum_between, lo_value=float(lo_value), hi_value=float(hi_value))
+        return sum(self._per_block(kernel), Fraction(0))
+
+    def _per_block(self, kernel: Any) -> list[Any]:
+        """One pass: ``kernel(block)`` on every block, gathered on the driver as a list."""
         nblocks = self.values.numblocks[0]
         parts = self.values.map_blocks(
-            functools.partial(_sum_task, lo_value=float(lo_value), hi_value=float(hi_value)),
+            functools.partial(_object_task, kernel=kernel),
             chunks=((1,) * nblocks,),
             dtype=object,
             meta=np.empty(0, dtype=object),
         )
-        (sums,) = self._compute(parts)
-        return sum(sums.tolist(), Fraction(0))
+        (blocks,) = self._compute(parts)
+        return list(blocks.tolist())
+
+    def _collect_beyond_pass(
+        self, key_lo: int, key_hi: int, below_key: int, above_key: int, width: int
+    ) -> list[BlockBeyond]:
+        """One pass: per block, its keys in [key_lo, key_hi] and its smallest scores beyond the keys."""
+        kernel = functools.partial(
+            collect_beyond_block, key_lo=key_lo, key_hi=key_hi, below_key=below_key, above_key=above_key
+        )
+        return self._per_block(functools.partial(kernel, width=width))
+
+    def _probe_pass(self, point: float) -> list[Probe]:
+        """One pass: per block, its probe of ``point``."""
+        return self._per_block(functools.partial(probe_block, point=float(point)))

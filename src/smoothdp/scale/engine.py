@@ -29,8 +29,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.scale.selection import RankWindow, window_in_memory, window_sorted
-from smoothdp.validation import clip_or_check, impute_missing, prepare_records
+from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
+from smoothdp.scale.keys import float_keys
+from smoothdp.scale.selection import RankWindow, partition_ranks, partition_window, window_sorted
+from smoothdp.sums import exact_sum
+from smoothdp.validation import apply_data_policy, as_float_array, prepare_records
+from smoothdp.work import tally
 
 __all__ = [
     "ENGINES",
@@ -120,12 +124,52 @@ class Records(ABC):
                 keep.append(cached)
         fetched = self._fetch(lo, hi)
         self.passes += fetched.passes
+        _tally_pass(self, fetched.passes if self.engine == "dask" else self._memory_passes())
+        tally("window_records", fetched.values.size)
         self._cache = [fetched, *keep[:3]]
         return sub_window(fetched, *want) if want[0] <= want[1] else fetched
 
     def value_at(self, rank: int) -> float:
         """The order statistic x_(rank), exactly."""
         return float(self.window(rank, rank).values[0])
+
+    def _memory_passes(self) -> int:
+        """Whole-data passes of one in-memory window fetch (a selection over the n records)."""
+        return 1
+
+    def window_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        """The window of ranks [lo, hi] and the ``width`` records just below its first value and just above
+        its last (sorted, padded with −inf / +inf to ``width`` each): always fetched, with the same work
+        on every data set of n records (in memory: one partition and one scan of the records outside the
+        window; on Dask: the passes of one window). docs/theory/quantiles.md#sampling-from-a-window-of-ranks
+        has the use of it."""
+        lo, hi, width = max(int(lo), 1), min(int(hi), self.n), int(width)
+        window, low, high = self._fetch_beyond(lo, hi, width)
+        self.passes += window.passes
+        _tally_pass(self, window.passes if self.engine == "dask" else self._memory_passes() + 1)
+        tally("window_records", window.values.size + 2 * width)
+        self._cache = [window, *self._cache[:3]]
+        return window, low, high
+
+    def probe(self, point: float) -> Probe:
+        """The :class:`~smoothdp.scale.beyond.Probe` of ``point``: #{x < p}, #{x ≤ p}, max{x < p},
+        min{x > p}, in one pass over the records (the windowed sampler's outside round only)."""
+        probe, passes = self._probe(float(point))
+        self.passes += passes
+        _tally_pass(self, passes)
+        tally("probe_points")
+        return probe
+
+    @abstractmethod
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]: ...
+
+    @abstractmethod
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        """The probe and the passes it cost (data passes, counted on every engine)."""
 
     @abstractmethod
     def _fetch(self, lo: int, hi: int) -> RankWindow: ...
@@ -141,7 +185,14 @@ class Records(ABC):
     def sorted_values(self) -> NDArray[np.float64]:
         """Every record, sorted: the whole window (mechanisms that need all order statistics; on Dask this
         gathers the column on the driver, O(n) memory)."""
+        tally("sorted_records", self.n)
         return self.window(1, self.n).values
+
+
+def _tally_pass(records: Records, passes: int) -> None:
+    """Count ``passes`` whole-data passes over the n records (:mod:`smoothdp.work`)."""
+    tally("data_passes", passes)
+    tally("records_read", passes * records.n)
 
 
 def sub_window(w: RankWindow, lo: int, hi: int) -> RankWindow:
@@ -159,6 +210,16 @@ def sub_window(w: RankWindow, lo: int, hi: int) -> RankWindow:
     return RankWindow(n=w.n, first=lo, values=vals, n_below=below, n_above=above)
 
 
+def _sorted_window_beyond(
+    sorted_x: NDArray[np.float64], lo: int, hi: int, width: int
+) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+    window = window_sorted(sorted_x, lo, hi)
+    if window.values.size == 0:
+        return window, np.full(width, -np.inf), np.full(width, np.inf)
+    low, high = beyond_sorted(sorted_x, float(window.values[0]), float(window.values[-1]), width)
+    return window, low, high
+
+
 class SortedRecords(Records):
     """Records held sorted in memory."""
 
@@ -171,72 +232,125 @@ class SortedRecords(Records):
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         return window_sorted(self.values, lo, hi)
 
-    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
-        from smoothdp.central.statistics import exact_sum
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        return _sorted_window_beyond(self.values, lo, hi, width)
 
-        a = int(np.searchsorted(self.values, lower, "right"))
-        b = int(np.searchsorted(self.values, upper, "left"))
-        return exact_sum(self.values[a:b])
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        return probe_sorted(self.values, point), 1
+
+    def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+
+        _tally_pass(self, 1)
+        x = self.values
+        return exact_sum(np.where((x > lower) & (x < upper), x, 0.0))
 
     def sorted_values(self) -> NDArray[np.float64]:
         return self.values
 
 
 class InMemoryRecords(Records):
-    """Records held unsorted in memory: each window is one O(n) selection, never a full sort."""
+    """Records held unsorted in memory: each window is one O(n) selection, never a full sort.
+
+    ``owned=True``: ``values`` is an array of this object alone (the prepared copy made by
+    :func:`as_records`), which selections may reorder in place (no copy of the n records per window; the
+    records' order carries nothing here). Otherwise it is never written.
+    """
 
     engine: ClassVar[str] = "numpy"
 
-    def __init__(self, values: NDArray[np.float64]) -> None:
+    def __init__(self, values: NDArray[np.float64], *, owned: bool = False) -> None:
         super().__init__(values.size)
         self.values = values
+        self.owned = bool(owned) and values.dtype == np.float64 and values.ndim == 1
         self._sorted: NDArray[np.float64] | None = None
+
+    def _memory_passes(self) -> int:
+        return 0 if self._sorted is not None else 1
 
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         if self._sorted is not None:
             return window_sorted(self._sorted, lo, hi)
-        return window_in_memory(self.values, lo, hi)
+        return partition_window(self.values, lo, hi, overwrite=self.owned)[0]
+
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        if self._sorted is not None:
+            return _sorted_window_beyond(self._sorted, lo, hi, width)
+        first, last, part = partition_ranks(self.values, lo, hi, overwrite=self.owned)
+        if part is None:
+            return partition_window(self.values, lo, hi)[0], np.full(width, -np.inf), np.full(width, np.inf)
+        nonnegative = self.bounds is not None and self.bounds[0] >= 0.0  # public: then every record ≥ +0
+        low, high, below, above = beyond_of_partition(part, first, last, width, nonnegative=nonnegative)
+        values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
+        return RankWindow(self.n, first, values, below, above), low, high
+
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        if self._sorted is not None:
+            return probe_sorted(self._sorted, point), 1
+        return probe_keys(float_keys(self.values), point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
-        from smoothdp.central.statistics import exact_sum
 
-        x = self.values
-        return exact_sum(x[(x > lower) & (x < upper)])
+        _tally_pass(self, 1)
+        x = self.values  # every record, the others as 0.0: the same work whatever the data
+        return exact_sum(np.where((x > lower) & (x < upper), x, 0.0))
 
     def sorted_values(self) -> NDArray[np.float64]:
         if self._sorted is None:
+            _tally_pass(self, 1)
+            tally("sorted_records", self.n)
             self._sorted = np.sort(self.values)
         return self._sorted
 
 
 class DaskRecords(Records):
-    """Records in a 1-D dask array, prepared block by block; windows by radix-histogram selection."""
+    """Records in a 1-D dask array, prepared block by block; windows by radix-histogram selection.
+
+    ``cap``: the most keys a selection's collect pass may bring to the driver besides the window
+    (:func:`~smoothdp.scale.selection.select_window`); n above it makes every selection refine its end bins
+    in :func:`~smoothdp.scale.selection.refinements_needed` (n, cap) extra passes. Public; lower it to
+    bound driver memory (or, in tests, to reach the refining selections with small data).
+    """
 
     engine: ClassVar[str] = "dask"
 
-    def __init__(self, values: Any, *, client: Any = None, n: int | None = None) -> None:
+    def __init__(self, values: Any, *, client: Any = None, n: int | None = None, cap: int = 1 << 20) -> None:
         from smoothdp.scale.dask_backend import DaskBackend
 
         self.dask_values = values
         self.client = client
         self.backend = DaskBackend(values, client=client)
+        self.cap = cap
         super().__init__(self.backend.count() if n is None else n)
 
     def _fetch(self, lo: int, hi: int) -> RankWindow:
         from smoothdp.scale.selection import select_window
 
-        return select_window(self.backend, lo, hi)
+        return select_window(self.backend, lo, hi, cap=self.cap)
+
+    def _fetch_beyond(
+        self, lo: int, hi: int, width: int
+    ) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+        from smoothdp.scale.selection import select_window_beyond
+
+        return select_window_beyond(self.backend, lo, hi, width, cap=self.cap)
+
+    def _probe(self, point: float) -> tuple[Probe, int]:
+        return self.backend.probe(point), 1
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
+        _tally_pass(self, 1)
         return self.backend.exact_sum_open(lower, upper)
 
 
 # -- the data policy, in memory or block by block ------------------------------------------------------------
 def prepare_block(block: NDArray[Any], lower: float, upper: float, clip: bool) -> NDArray[np.float64]:
-    """The data policy on one block: NaN → (lower + upper)/2, clip into the bounds (or check), −0 → +0."""
-    arr = np.asarray(block, dtype=np.float64).ravel()
-    arr = impute_missing(arr, 0.5 * lower + 0.5 * upper)
-    return clip_or_check(arr, lower, upper, clip=clip)
+    """The data policy on one block: NaN (and a masked entry) → (lower + upper)/2, clip into the bounds (or
+    check), −0 → +0."""
+    return apply_data_policy(as_float_array(block, "x").ravel(), lower, upper, clip=clip)
 
 
 def _dask_column(x: Any, name: str) -> Any:
@@ -306,7 +420,7 @@ def _new_records(
         arr = prepare_records(x, lower, upper, clip=clip, name=name, min_size=min_size)
         if arr.size <= 1:
             return SortedRecords(arr)
-        return InMemoryRecords(arr)
+        return InMemoryRecords(arr, owned=True)  # the prepared array is a fresh copy
     import dask.array as da
 
     if is_dask_collection(x):

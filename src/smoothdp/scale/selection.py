@@ -6,10 +6,12 @@ the target rank (and the counts outside it), never the whole sorted array. This 
 
 * :func:`window_sorted`: a slice of data already sorted;
 * :func:`window_in_memory`: O(n) selection (``np.partition``) of an unsorted in-memory array;
-* :func:`select_window`: radix-histogram selection over a :class:`KeyBackend`, a data source that answers a
-  few whole-data passes (histograms of 16-bit digits of order-preserving keys, collection of the keys in a
-  range). :class:`BlockBackend` is one over in-process numpy blocks;
-  ``smoothdp.scale.dask_backend.DaskBackend`` one over a Dask array.
+* :func:`select_window`: radix-histogram selection over a :class:`KeyBackend`
+  (:mod:`smoothdp.scale.backends`), a data source that answers a few whole-data passes (histograms of
+  16-bit digits of order-preserving keys, collection of the keys in a range). :class:`BlockBackend` is one
+  over in-process numpy blocks; ``smoothdp.scale.dask_backend.DaskBackend`` one over a Dask array.
+  :func:`select_window_beyond` also returns, from the same passes, the records just beyond the window's
+  end runs (:mod:`smoothdp.scale.beyond`).
 
 Radix selection (:func:`select_window`). Keys are :func:`~smoothdp.scale.keys.float_keys` (order-preserving,
 −0 folded into +0). A *bin at shift s* is the set of keys sharing their top 64 − s bits: the key range
@@ -29,8 +31,9 @@ sub-bins holding ranks lo and hi. A final pass collects the keys of the range, w
   three refinements both end bins are single keys; then the collected range is the keys strictly between
   them, all of rank in (lo, hi): fewer than hi − lo + 1 keys, so the loop has stopped. Hence at most
   1 + 3 + 1 = 5 passes; typically 2 (continuous data: the end bins at shift 48 hold ~n/2^16 keys each,
-  fewer than the cap).
-  If the lo-bin and the hi-bin are the same single key, no collect pass is needed at all.
+  fewer than the cap). With ``fixed=True`` (the release paths) the count is public: 2 for n ≤ cap, 5
+  above, padded with passes that read every record and count or collect nothing
+  (docs/theory/floating-point.md#timing).
 * Driver memory. One 2^16-bin histogram per end (≤ 2 × 512 KiB), and the collected keys: at most
   ``cap + (hi − lo + 1)`` of them (the loop condition), plus the window itself.
 """
@@ -39,12 +42,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.scale.backends import (
+    DIGIT_BITS,
+    NBINS,
+    TOP_SHIFT,
+    BlockBackend,
+    CachingBackend,
+    HistogramRequest,
+    KeyBackend,
+    block_histograms,
+    collect_block,
+    exact_sum_between,
+)
 from smoothdp.scale.keys import KEY_MAX, float_keys, keys_to_float
 
 __all__ = [
@@ -57,16 +70,17 @@ __all__ = [
     "RankWindow",
     "block_histograms",
     "collect_block",
+    "count_beyond",
     "exact_sum_between",
+    "partition_ranks",
+    "partition_window",
+    "plan_windows",
+    "refinements_needed",
     "select_window",
+    "select_window_beyond",
     "window_in_memory",
     "window_sorted",
 ]
-
-#: Bits of key resolved per histogram pass, and the number of bins of a histogram.
-DIGIT_BITS = 16
-NBINS = 1 << DIGIT_BITS
-_TOP_SHIFT = 64 - DIGIT_BITS
 
 
 @dataclass(frozen=True, eq=False)  # eq=False: no elementwise array comparison in ==; identity semantics
@@ -134,179 +148,62 @@ def window_sorted(sorted_x: ArrayLike, lo: int, hi: int) -> RankWindow:
 
 
 def window_in_memory(x: ArrayLike, lo: int, hi: int) -> RankWindow:
+    """:func:`partition_window` without the partition."""
+    return partition_window(x, lo, hi)[0]
+
+
+def partition_ranks(
+    x: ArrayLike, lo: int, hi: int, *, overwrite: bool = False
+) -> tuple[int, int, NDArray[np.float64] | None]:
+    """(first, last, part): [lo, hi] ∩ [1, n] and x partitioned by ``np.partition`` at kth = (first − 1,
+    last − 1), which puts x_(first) and x_(last) at their sorted places with every value between them in
+    between (part None for an empty window). ``part`` is a copy of x, or x itself reordered when
+    ``overwrite`` (x a float64 array the caller owns; no copy, no new memory). Always two kth (equal ones
+    for one rank): numpy's kernel for a single kth is many times slower on some arrays of tied values.
+    """
+    a = np.asarray(x, dtype=np.float64)
+    in_place = overwrite and a is x and a.ndim == 1 and a.flags.c_contiguous and a.flags.writeable
+    a = a.ravel()
+    first, last = _clip(int(a.size), lo, hi)
+    if last < first:
+        return first, last, None
+    if in_place:
+        a.partition([first - 1, last - 1])
+        return first, last, a
+    return first, last, np.partition(a, [first - 1, last - 1])
+
+
+def count_beyond(values: NDArray[np.float64], threshold: float, *, below: bool) -> int:
+    """#{x < threshold} (``below``) or #{x > threshold}, block by block (no array of n flags)."""
+    flags = np.empty(min(values.size, _COUNT_BLOCK), dtype=bool)
+    compare = np.less if below else np.greater
+    total = 0
+    for start in range(0, values.size, _COUNT_BLOCK):
+        part = values[start : start + _COUNT_BLOCK]
+        total += int(np.count_nonzero(compare(part, threshold, out=flags[: part.size])))
+    return total
+
+
+#: Records per block of :func:`count_beyond`.
+_COUNT_BLOCK = 1 << 16
+
+
+def partition_window(
+    x: ArrayLike, lo: int, hi: int, *, overwrite: bool = False
+) -> tuple[RankWindow, NDArray[np.float64] | None]:
     """The window of ranks [lo, hi] ∩ [1, n] of an unsorted array (no NaN), in O(n) without a full sort.
 
-    ``np.partition`` with kth = (lo − 1, hi − 1) puts x_(lo) and x_(hi) at their sorted places with every
-    value between them in between; only that middle slice is sorted. ``n_below`` / ``n_above`` count the
+    :func:`partition_ranks`, then only the middle slice is sorted; ``n_below`` / ``n_above`` count the
     values of the two outer parts strictly beyond the window's ends (the other parts cannot be). Equal, bit
-    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``.
+    for bit, to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Also returns the partitioned array.
     """
-    a = np.asarray(x, dtype=np.float64).ravel()
-    n = int(a.size)
-    first, last = _clip(n, lo, hi)
-    if last < first:
-        return _empty(n, first, 0)
-    kth = [first - 1] if first == last else [first - 1, last - 1]
-    part = np.partition(a, kth)
+    first, last, part = partition_ranks(x, lo, hi, overwrite=overwrite)
+    if part is None:
+        return _empty(int(np.size(x)), first, 0), None
     values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
-    n_below = int(np.count_nonzero(part[: first - 1] < values[0]))
-    n_above = int(np.count_nonzero(part[last:] > values[-1]))
-    return RankWindow(n=n, first=first, values=values, n_below=n_below, n_above=n_above)
-
-
-class HistogramRequest(NamedTuple):
-    """Histogram the keys k with ``key_lo ≤ k ≤ key_hi`` by their digit ``(k >> shift) & 0xFFFF``."""
-
-    key_lo: int
-    key_hi: int
-    shift: int
-
-
-@runtime_checkable
-class KeyBackend(Protocol):
-    """A data source for :func:`select_window`: each method is ONE pass over the data (keys made per block).
-
-    The data are doubles without NaN (±inf allowed); keys are :func:`~smoothdp.scale.keys.float_keys`.
-    """
-
-    def count(self) -> int:
-        """The number of records."""
-        ...
-
-    def histograms(self, requests: Sequence[HistogramRequest]) -> list[NDArray[np.int64]]:
-        """One pass: per request, the int64 counts (length 2^16) of the digits of the keys in its range."""
-        ...
-
-    def collect(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        """One pass: every key k with ``key_lo ≤ k ≤ key_hi`` (with repetitions, in any order)."""
-        ...
-
-    def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
-        """One pass: the exact Σ x over the records with ``lo_value < x < hi_value``."""
-        ...
-
-
-def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-    """The digit histograms of one block: an int64 array of shape (len(requests), 2^16).
-
-    The per-block kernel of :meth:`KeyBackend.histograms` (blocks' results add up). Vectorized: keys of the
-    block, a range mask per request, ``np.bincount`` of the 16-bit digits.
-    """
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
-    out = np.zeros((len(requests), NBINS), dtype=np.int64)
-    for j, (key_lo, key_hi, shift) in enumerate(requests):
-        if not 0 <= key_lo <= key_hi <= KEY_MAX or not 0 <= shift <= _TOP_SHIFT:
-            raise ValueError(f"invalid histogram request {(key_lo, key_hi, shift)!r}")
-        sel = keys
-        if key_lo > 0 or key_hi < KEY_MAX:
-            # One unsigned comparison for both ends: k − key_lo wraps above key_hi − key_lo if k < key_lo.
-            offset = keys - np.uint64(key_lo)
-            sel = keys[offset <= np.uint64(key_hi - key_lo)]
-        digits = sel >> np.uint64(shift)
-        if shift < _TOP_SHIFT:
-            digits &= np.uint64(NBINS - 1)
-        out[j] = np.bincount(digits.astype(np.intp), minlength=NBINS)
-    return out
-
-
-def collect_block(block: ArrayLike, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-    """The keys of one block in [key_lo, key_hi] (the per-block kernel of :meth:`KeyBackend.collect`)."""
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
-    offset = keys - np.uint64(key_lo)
-    out: NDArray[np.uint64] = keys[offset <= np.uint64(key_hi - key_lo)]
-    return out
-
-
-def exact_sum_between(block: ArrayLike, lo_value: float, hi_value: float) -> Fraction:
-    """The exact Σ x over the values of one block with ``lo_value < x < hi_value`` (the open interval).
-
-    The per-block kernel of :meth:`KeyBackend.exact_sum_open` (blocks' Fractions add up). The values summed
-    are finite: the open interval excludes ±inf whatever its ends.
-    """
-    from smoothdp.central.statistics import exact_sum  # lazy: central imports may come to import scale
-
-    x = np.asarray(block, dtype=np.float64).ravel()
-    return exact_sum(x[(x > lo_value) & (x < hi_value)])
-
-
-class CachingBackend(KeyBackend):
-    """A :class:`KeyBackend` that counts its passes and remembers its histograms (the data never change).
-
-    Subclasses implement one pass each: :meth:`_histogram_pass`, :meth:`_collect_pass`, :meth:`_sum_pass`.
-    ``histograms`` answers a request it has answered before from memory (the last
-    :attr:`MAX_CACHED` requests, 512 KiB each), so a second :func:`select_window` on the same backend (a wider
-    window, for a smooth-sensitivity cutoff further out) costs no histogram pass in the usual case: only the
-    collect pass repeats. ``count`` is the total of the top histogram (one pass that also serves the next
-    selection) unless a subclass knows n without a pass. :attr:`passes` counts the passes actually made.
-    """
-
-    #: How many histograms are remembered (first in, first out).
-    MAX_CACHED: int = 16
-
-    def __init__(self) -> None:
-        self.passes = 0
-        self._cache: dict[HistogramRequest, NDArray[np.int64]] = {}
-
-    def _histogram_pass(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-        """One pass: the (len(requests), 2^16) int64 histograms."""
-        raise NotImplementedError
-
-    def _collect_pass(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        raise NotImplementedError
-
-    def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
-        raise NotImplementedError
-
-    def count(self) -> int:
-        return int(self.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0].sum())
-
-    def histograms(self, requests: Sequence[HistogramRequest]) -> list[NDArray[np.int64]]:
-        reqs = [HistogramRequest(int(r[0]), int(r[1]), int(r[2])) for r in requests]
-        missing = list(dict.fromkeys(r for r in reqs if r not in self._cache))
-        if missing:
-            got = self._histogram_pass(missing)
-            self.passes += 1
-            for r, h in zip(missing, got, strict=True):
-                self._cache[r] = h
-            while len(self._cache) > max(self.MAX_CACHED, len(reqs)):
-                del self._cache[next(iter(self._cache))]
-        return [self._cache[r].copy() for r in reqs]
-
-    def collect(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        self.passes += 1
-        return self._collect_pass(int(key_lo), int(key_hi))
-
-    def exact_sum_open(self, lo_value: float, hi_value: float) -> Fraction:
-        self.passes += 1
-        return self._sum_pass(float(lo_value), float(hi_value))
-
-
-class BlockBackend(CachingBackend):
-    """A :class:`KeyBackend` over a sequence of 1-D float64 numpy blocks (in-process; no NaN, ±inf allowed).
-
-    Each pass loops over the blocks (not over the values), making the keys of one block at a time: the keys of
-    all data are never held at once.
-    """
-
-    def __init__(self, blocks: Sequence[ArrayLike]) -> None:
-        super().__init__()
-        self._blocks = [np.asarray(b, dtype=np.float64).ravel() for b in blocks]
-
-    def count(self) -> int:
-        return sum(int(b.size) for b in self._blocks)
-
-    def _histogram_pass(self, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
-        total = np.zeros((len(requests), NBINS), dtype=np.int64)
-        for b in self._blocks:
-            total += block_histograms(b, requests)
-        return total
-
-    def _collect_pass(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
-        parts = [collect_block(b, key_lo, key_hi) for b in self._blocks]
-        return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
-
-    def _sum_pass(self, lo_value: float, hi_value: float) -> Fraction:
-        return sum((exact_sum_between(b, lo_value, hi_value) for b in self._blocks), Fraction(0))
+    n_below = count_beyond(part[: first - 1], float(values[0]), below=True)
+    n_above = count_beyond(part[last:], float(values[-1]), below=False)
+    return RankWindow(n=part.size, first=first, values=values, n_below=n_below, n_above=n_above), part
 
 
 @dataclass(frozen=True)
@@ -350,68 +247,105 @@ def _made(backend: KeyBackend, before: int | None, calls: int) -> int:
     return int(after) - int(before) if isinstance(before, int) and isinstance(after, int) else calls
 
 
-def select_window(backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20) -> RankWindow:
-    """The exact window of ranks [lo, hi] ∩ [1, n] of the backend's data, by radix-histogram selection.
+#: A key that no record has (keys above that of +inf are NaNs, which the data policy removes): the range
+#: [_ABSENT_KEY, _ABSENT_KEY] makes a padding pass that reads every record and collects nothing.
+_ABSENT_KEY = KEY_MAX
+#: Refinement passes of a selection whose range could exceed the cap (shift 48 → 32 → 16 → 0).
+_MAX_REFINEMENTS = 3
 
-    Bit-equal to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Passes: 1 histogram pass (which also gives n),
-    ≤ 3 refinement passes while the range to collect holds more than ``cap + (hi − lo + 1)`` keys, and ≤ 1
-    collect pass: at most 5, typically 2. Driver memory O(2^16 + cap + (hi − lo + 1)), whatever the ties.
-    See the module docstring for the algorithm and the proof of exactness.
-    """
+
+def refinements_needed(n: int, cap: int) -> int:
+    """The refinement passes a fixed-pass selection among n records makes: 0 when n ≤ cap (the range to
+    collect can never exceed the cap), else 3 (public: n and the cap)."""
+    return 0 if n <= cap else _MAX_REFINEMENTS
+
+
+def _pad_histogram_pass(backend: KeyBackend, shift: int) -> None:
+    """One histogram pass that reads every record and counts nothing (a range no record has)."""
+    pad = getattr(backend, "uncached_histograms", None)
+    if pad is not None:
+        pad([HistogramRequest(_ABSENT_KEY, _ABSENT_KEY, shift)])
+
+
+def _check_cap(cap: int) -> None:
     if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < 0:
         raise ValueError(f"cap must be an integer >= 0, got {cap!r}")
-    # A backend that counts its own passes (CachingBackend) may answer a histogram from memory: report the
-    # passes it made; otherwise count the calls.
-    made_before = getattr(backend, "passes", None)
-    passes = 1
-    top = backend.histograms([HistogramRequest(0, KEY_MAX, _TOP_SHIFT)])[0]
-    n = int(top.sum())
-    first, last = _clip(n, lo, hi)
-    if last < first:
-        return _empty(n, first, _made(backend, made_before, passes))
-    width = last - first + 1
-    lo_end = _locate(top, 0, _TOP_SHIFT, 0, first)
-    hi_end = _locate(top, 0, _TOP_SHIFT, 0, last)
 
-    def pending() -> int:
-        """The number of keys the collect pass would return."""
-        if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:
-            return 0 if lo_end.single else lo_end.count
-        return hi_end.below + hi_end.count * (not hi_end.single) - lo_end.below - lo_end.count * lo_end.single
 
-    # pending() > cap + width ≥ width excludes two single-key ends (then pending() ≤ width − 2): the loop
-    # refines at least one end bin per pass and stops after at most three passes (shift 48 → 32 → 16 → 0).
-    while pending() > cap + width:
-        if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:  # one bin holds both ends
-            (h,) = backend.histograms([_request(lo_end)])
-            lo_end, hi_end = _refine(lo_end, h, first), _refine(lo_end, h, last)
-        else:
-            ends = [e for e in (lo_end, hi_end) if not e.single]
-            hists = backend.histograms([_request(e) for e in ends])
-            if not lo_end.single:
-                lo_end = _refine(lo_end, hists[0], first)
-            if not hi_end.single:
-                hi_end = _refine(hi_end, hists[-1], last)
-        passes += 1
+def _pending(lo_end: _End, hi_end: _End) -> int:
+    """The number of keys the collect pass would return."""
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift:
+        return 0 if lo_end.single else lo_end.count
+    return hi_end.below + hi_end.count * (not hi_end.single) - lo_end.below - lo_end.count * lo_end.single
 
-    same = lo_end.start == hi_end.start and lo_end.shift == hi_end.shift
-    if same and lo_end.single:  # every rank of the window holds the one key: nothing to collect
-        keys = np.full(width, lo_end.start, dtype=np.uint64)
-        values = keys_to_float(keys)
-        below_all = lo_end.below
-        return RankWindow(
-            n, first, values, below_all, n - below_all - lo_end.count, _made(backend, made_before, passes)
-        )
 
-    # Collect the range from the lo-bin to the hi-bin, leaving out an end bin that is a single key.
+def _refine_ends(
+    backend: KeyBackend, ends: list[tuple[_End, _End, int, int]], cap: int, fixed: bool, n: int
+) -> list[tuple[_End, _End]]:
+    """Refine the end bins of several windows ((lo_end, hi_end, first, last) each), one histogram pass per
+    round for all of them, while a window's range to collect holds more than cap + its width keys.
+
+    ``fixed``: exactly :func:`refinements_needed` rounds (the widest window's), padded with passes that
+    count nothing where the data needed fewer (a round answered from the histogram cache is padded too).
+    """
+    state = [(lo, hi) for lo, hi, _, _ in ends]
+    widths = [last - first + 1 for *_, first, last in ends]
+    rounds = refinements_needed(n, cap) if fixed else _MAX_REFINEMENTS
+    for round_no in range(rounds):
+        todo = [i for i, (lo, hi) in enumerate(state) if _pending(lo, hi) > cap + widths[i]]
+        requests: list[HistogramRequest] = []
+        for i in todo:
+            lo, hi = state[i]
+            if lo.start == hi.start and lo.shift == hi.shift:
+                requests.append(_request(lo))
+            else:
+                requests.extend(_request(e) for e in (lo, hi) if not e.single)
+        before = getattr(backend, "passes", None)
+        hists = backend.histograms(requests) if requests else []
+        made = _made(backend, before, 1 if requests else 0)
+        if fixed and made == 0:
+            _pad_histogram_pass(backend, DIGIT_BITS * (2 - round_no))
+        if not todo and not fixed:
+            break
+        k = 0
+        for i in todo:
+            lo, hi = state[i]
+            first, last = ends[i][2], ends[i][3]
+            if lo.start == hi.start and lo.shift == hi.shift:
+                h = hists[k]
+                k += 1
+                state[i] = (_refine(lo, h, first), _refine(lo, h, last))
+                continue
+            if not lo.single:
+                lo = _refine(lo, hists[k], first)
+                k += 1
+            if not hi.single:
+                hi = _refine(hi, hists[k], last)
+                k += 1
+            state[i] = (lo, hi)
+    return state
+
+
+def _collect_range(lo_end: _End, hi_end: _End) -> tuple[int, int, int]:
+    """(key_lo, key_hi, keys below key_lo) of the range to collect: from the lo-bin to the hi-bin, leaving
+    out an end bin that is a single key (key_lo > key_hi: nothing to collect)."""
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift and lo_end.single:
+        return lo_end.start + 1, lo_end.start, lo_end.below + lo_end.count
     key_lo = lo_end.start + 1 if lo_end.single else lo_end.start
     key_hi = hi_end.stop - 1 if hi_end.single else hi_end.stop
     below = lo_end.below + (lo_end.count if lo_end.single else 0)  # keys under key_lo
-    if key_lo <= key_hi:
-        got = np.sort(backend.collect(key_lo, key_hi))
-        passes += 1
-    else:
-        got = np.empty(0, dtype=np.uint64)
+    return key_lo, key_hi, below
+
+
+def _assemble(n: int, first: int, last: int, lo_end: _End, hi_end: _End, got: NDArray[np.uint64],
+              passes: int) -> RankWindow:  # fmt: skip
+    """The window of ranks first … last from its end bins and the sorted collected keys ``got``."""
+    width = last - first + 1
+    if lo_end.start == hi_end.start and lo_end.shift == hi_end.shift and lo_end.single:
+        # every rank of the window holds the one key
+        values = keys_to_float(np.full(width, lo_end.start, dtype=np.uint64))
+        return RankWindow(n, first, values, lo_end.below, n - lo_end.below - lo_end.count, passes)
+    below = _collect_range(lo_end, hi_end)[2]
     # The sorted keys of the ranks lo_end.below + 1 … hi_end.below + hi_end.count:
     # [lo key × its count if single] + got + [hi key × its count if single]; keep the ranks first … last.
     parts = []
@@ -434,4 +368,99 @@ def select_window(backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20) 
         n_above = n - hi_end.below - hi_end.count
     else:
         n_above = n - below - int(np.searchsorted(got, keys[-1], side="right"))
-    return RankWindow(n, first, keys_to_float(keys), n_below, n_above, _made(backend, made_before, passes))
+    return RankWindow(n, first, keys_to_float(keys), n_below, n_above, passes)
+
+
+def plan_windows(
+    backend: KeyBackend, windows: Sequence[tuple[int, int]], *, cap: int = 1 << 20, fixed: bool = True
+) -> tuple[int, list[tuple[int, int, _End, _End]]]:
+    """n and, per window [lo, hi], (first, last, lo_end, hi_end): the top histogram (remembered by a
+    caching backend) and the refinement rounds of :func:`select_window`, done for all windows at once."""
+    _check_cap(cap)
+    top = backend.histograms([HistogramRequest(0, KEY_MAX, TOP_SHIFT)])[0]
+    n = int(top.sum())
+    spans = [_clip(n, lo, hi) for lo, hi in windows]
+    live = [(first, last) for first, last in spans if first <= last]
+    ends = [
+        (_locate(top, 0, TOP_SHIFT, 0, f), _locate(top, 0, TOP_SHIFT, 0, last), f, last) for f, last in live
+    ]
+    refined = iter(_refine_ends(backend, ends, cap, fixed, n) if ends else [])
+    out = []
+    for first, last in spans:
+        if first <= last:
+            lo_end, hi_end = next(refined)
+        else:
+            lo_end = hi_end = _End(start=0, shift=0, below=0, count=0)
+        out.append((first, last, lo_end, hi_end))
+    return n, out
+
+
+def select_window(
+    backend: KeyBackend, lo: int, hi: int, *, cap: int = 1 << 20, fixed: bool = True
+) -> RankWindow:
+    """The exact window of ranks [lo, hi] ∩ [1, n] of the backend's data, by radix-histogram selection.
+
+    Bit-equal to ``window_sorted(np.sort(x + 0.0), lo, hi)``. Passes: 1 histogram pass (which also gives n;
+    remembered by a caching backend), then refinement passes while the range to collect holds more than
+    ``cap + (hi − lo + 1)`` keys, and one collect pass. ``fixed=True`` (default, the release paths): the
+    number of passes depends on n, the width and the cap only (:func:`refinements_needed` refinement passes,
+    always one collect pass), padded with passes that read every record and keep nothing where the data
+    needed fewer; ``fixed=False``: as few as the data need (at most 5, typically 2; none to collect when
+    the window is one tied value). Driver memory O(2^16 + cap + (hi − lo + 1)), whatever the ties.
+    See the module docstring for the algorithm and the proof of exactness.
+    """
+    made_before = getattr(backend, "passes", None)
+    n, ((first, last, lo_end, hi_end),) = plan_windows(backend, [(lo, hi)], cap=cap, fixed=fixed)
+    calls = 1 + (refinements_needed(n, cap) if fixed and first <= last else 0)
+    if last < first:
+        if fixed and n > 0:
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+        return _empty(n, first, _made(backend, made_before, calls))
+    key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
+    if key_lo <= key_hi:
+        got = np.sort(backend.collect(key_lo, key_hi))
+        calls += 1
+    else:
+        got = np.empty(0, dtype=np.uint64)
+        if fixed:  # nothing to collect (the window is one key, or two adjacent ones): the same pass anyway
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+    return _assemble(n, first, last, lo_end, hi_end, got, _made(backend, made_before, calls))
+
+
+def select_window_beyond(
+    backend: KeyBackend, lo: int, hi: int, width: int, *, cap: int = 1 << 20
+) -> tuple[RankWindow, NDArray[np.float64], NDArray[np.float64]]:
+    """The window of ranks [lo, hi] (as :func:`select_window`, ``fixed=True``) and, in its collect pass,
+    the ``width`` largest records < its first value and the ``width`` smallest > its last, sorted and padded
+    with −inf / +inf to ``width`` each (:mod:`smoothdp.scale.beyond`).
+
+    The same passes as :func:`select_window`: the collect pass also returns, per block, the ``width``
+    largest keys below the lo-bin and smallest above the hi-bin. The records < x_(lo) are those below the
+    lo-bin and the collected ones < x_(lo) (the lo-bin is collected unless it is the single key x_(lo)), so
+    the ``width`` largest of both are the ``width`` largest records < x_(lo); likewise above.
+    """
+    made_before = getattr(backend, "passes", None)
+    n, ((first, last, lo_end, hi_end),) = plan_windows(backend, [(lo, hi)], cap=cap, fixed=True)
+    calls = 1 + (refinements_needed(n, cap) if first <= last else 0)
+    pads = np.full(width, -np.inf), np.full(width, np.inf)
+    if last < first:
+        if n > 0:
+            backend.collect(_ABSENT_KEY, _ABSENT_KEY)
+            calls += 1
+        return _empty(n, first, _made(backend, made_before, calls)), *pads
+    key_lo, key_hi, _ = _collect_range(lo_end, hi_end)
+    if key_lo > key_hi:  # nothing to collect (the window is one key, or two adjacent ones)
+        key_lo = key_hi = _ABSENT_KEY
+    got, below, above = backend.collect_beyond(key_lo, key_hi, lo_end.start, hi_end.stop, width)
+    got = np.sort(got)
+    window = _assemble(n, first, last, lo_end, hi_end, got, _made(backend, made_before, calls + 1))
+    k_first, k_last = (int(k) for k in float_keys(window.values[[0, -1]]))
+    near_low = got[: int(np.searchsorted(got, np.uint64(k_first), side="left"))]
+    near_high = got[int(np.searchsorted(got, np.uint64(k_last), side="right")) :]
+    low = keys_to_float(np.concatenate((below, near_low))[-width:] if width else below[:0])
+    high = keys_to_float(np.concatenate((near_high, above))[:width])
+    low = np.concatenate((pads[0][: width - low.size], low))
+    high = np.concatenate((high, pads[1][: width - high.size]))
+    return window, low, high

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.smoothed_dp._logmath import log1mexp, log_binom_pmf, log_hypergeom_pmf
-from smoothdp.smoothed_dp.pairs import _log_tail_bound, log_pair_divergence
+from smoothdp.smoothed_dp.pairs import log_pair_divergence, log_tail_bound
 
 __all__ = [
     "BRACKET_RTOL",
@@ -209,7 +209,7 @@ def _direction_table(
     if upper:  # the mass of u > top, bounded by its geometric tail (W ≤ 1)
         e1 = log_hypergeom_pmf(top + 1, n, xs, removed)
         e2 = log_hypergeom_pmf(top + 2, n, xs, removed)
-        beyond = _log_tail_bound(e1, e2)
+        beyond = log_tail_bound(e1, e2)
     rows = 0
     for key in np.unique(pop_all):
         sel = np.flatnonzero(pop_all == key)
@@ -362,19 +362,19 @@ def _trinomial_window(
     outs = []
     if hi_i < count:
         outs.append(
-            float(_log_tail_bound(log_binom_pmf(hi_i + 1, count, pi_i), log_binom_pmf(hi_i + 2, count, pi_i)))
+            float(log_tail_bound(log_binom_pmf(hi_i + 1, count, pi_i), log_binom_pmf(hi_i + 2, count, pi_i)))
         )
     if lo_i > 0:
         outs.append(
-            float(_log_tail_bound(log_binom_pmf(lo_i - 1, count, pi_i), log_binom_pmf(lo_i - 2, count, pi_i)))
+            float(log_tail_bound(log_binom_pmf(lo_i - 1, count, pi_i), log_binom_pmf(lo_i - 2, count, pi_i)))
         )
     up = np.where(
         hi_j < rest,
-        _log_tail_bound(log_binom_pmf(hi_j + 1, rest, q), log_binom_pmf(hi_j + 2, rest, q)),
+        log_tail_bound(log_binom_pmf(hi_j + 1, rest, q), log_binom_pmf(hi_j + 2, rest, q)),
         -np.inf,
     )
     down = np.where(
-        lo_j > 0, _log_tail_bound(log_binom_pmf(lo_j - 1, rest, q), log_binom_pmf(lo_j - 2, rest, q)), -np.inf
+        lo_j > 0, log_tail_bound(log_binom_pmf(lo_j - 1, rest, q), log_binom_pmf(lo_j - 2, rest, q)), -np.inf
     )
     outs.append(float(np.logaddexp.reduce(log_pi + np.logaddexp(up, down))))
     return lo_i, first_j, grid, float(np.logaddexp.reduce(np.array(outs)))

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.smoothed_dp._logmath import log1mexp, log_binom_pmf, log_hypergeom_pmf
 from smoothdp.smoothed_dp.histogram_profile import log_removal_kernel, log_replacement_kernel
 
-__all__ = ["histograms_log_profile", "log_pair_divergence", "log_pair_profile"]
+__all__ = ["histograms_log_profile", "log_pair_divergence", "log_pair_profile", "log_tail_bound"]
 
 _SLACK = 36.0  # a w-window is wide enough when its certified outside mass is below e^-36 of the sum
 _ROWS = 2_000_000  # (s, k, w) rows evaluated at once
@@ -170,7 +170,7 @@ def histograms_log_profile(
     return values.max(axis=1)
 
 
-def _log_tail_bound(log_edge: NDArray, log_next: NDArray) -> NDArray[np.float64]:
+def log_tail_bound(log_edge: NDArray, log_next: NDArray) -> NDArray[np.float64]:
     """ln of pmf(e)/(1 − ρ), ρ = pmf(e')/pmf(e): the mass at and beyond an edge e of a log-concave pmf."""
     with np.errstate(invalid="ignore"):
         rho = np.where(np.isfinite(log_edge), np.minimum(log_next - log_edge, 0.0), -np.inf)
@@ -218,21 +218,21 @@ def trinomial_log_expected_delta(
         # mass outside the window: h0 beyond its ends, and h1 beyond its ends given each h0 inside
         log_h0 = log_binom_pmf(h0, n, p[0])
         out = [
-            _log_tail_bound(log_binom_pmf(h0[-1] + 1, n, p[0]), log_binom_pmf(h0[-1] + 2, n, p[0]))
+            log_tail_bound(log_binom_pmf(h0[-1] + 1, n, p[0]), log_binom_pmf(h0[-1] + 2, n, p[0]))
             if h0[-1] < n
             else np.array(-np.inf),
-            _log_tail_bound(log_binom_pmf(h0[0] - 1, n, p[0]), log_binom_pmf(h0[0] - 2, n, p[0]))
+            log_tail_bound(log_binom_pmf(h0[0] - 1, n, p[0]), log_binom_pmf(h0[0] - 2, n, p[0]))
             if h0[0] > 0
             else np.array(-np.inf),
         ]
         up = np.where(
             hi1 < rest,
-            _log_tail_bound(log_binom_pmf(hi1 + 1, rest, q1), log_binom_pmf(hi1 + 2, rest, q1)),
+            log_tail_bound(log_binom_pmf(hi1 + 1, rest, q1), log_binom_pmf(hi1 + 2, rest, q1)),
             -np.inf,
         )
         down = np.where(
             lo1 > 0,
-            _log_tail_bound(log_binom_pmf(lo1 - 1, rest, q1), log_binom_pmf(lo1 - 2, rest, q1)),
+            log_tail_bound(log_binom_pmf(lo1 - 1, rest, q1), log_binom_pmf(lo1 - 2, rest, q1)),
             -np.inf,
         )
         out.append(np.logaddexp.reduce(log_h0 + np.logaddexp(up, down)))
