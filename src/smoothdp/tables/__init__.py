@@ -36,6 +36,7 @@ _SUBMODULES = (
     "plan",
     "query",
     "release",
+    "result",
     "statistics",
     "summary",
 )

@@ -32,11 +32,11 @@ from smoothdp.rng import SeedLike, StreamKey, default_rng, resolve_rng, stream_k
 from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import PandasFrame, build_pandas
-from smoothdp.tables.grouped_release import assemble
 from smoothdp.tables.groups import PublicKeys, combine_codes, normalise_key, sort_key
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.tables.query import Query, build_query
+from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import (
     GroupedColumn,
     StatisticResult,

@@ -9,7 +9,7 @@ every statistic of every group by the single-column entry points (:mod:`~smoothd
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +23,10 @@ from smoothdp.tables.frames import Frame, frame_kind, read_frame
 from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
-from smoothdp.tables.release import StatisticShare, TableRelease
+from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import GroupedColumn, StatisticResult, run_count, run_per_group, run_sum
 
-__all__ = ["Groups", "aggregate", "assemble", "group_rows"]
+__all__ = ["Groups", "aggregate", "group_rows", "run_statistics"]
 
 
 @dataclass(frozen=True)
@@ -271,64 +271,3 @@ def run_statistics(
             )
         )
     return results
-
-
-def _share(query: Query, index: int, result: StatisticResult) -> StatisticShare:
-    stat = query.plan.statistics[index]
-    eps = query.epsilons[index]
-    budget = query.budget
-    if stat.name == "count" and budget.direct:
-        return StatisticShare(
-            None, "count", stat.outputs, 0.0, 0.0, "substitution",
-            mechanism="the exact number of rows (public under substitution with one group)",
-            proof="docs/theory/tables.md#one-group-under-substitution",
-        )  # fmt: skip
-    meta = result.meta
-    return StatisticShare(
-        stat.column,
-        stat.spec,
-        stat.outputs,
-        eps,
-        budget.per_group(eps),
-        budget.call_neighbours,
-        mechanism=meta.get("mechanism", ""),
-        method=meta.get("method"),
-        proof=meta.get("proof", ""),
-        source=meta.get("source", ""),
-        details=meta.get("details", {}),
-    )
-
-
-def assemble(
-    kind: str,
-    build: Callable[..., Any],
-    query: Query,
-    labels: list[Any],
-    keys_info: dict[str, Any],
-    results: list[StatisticResult],
-    *,
-    simulation: bool,
-) -> TableRelease:
-    """The result frame (``build(by, labels, columns, data)``, columns in the order of ``aggs``) and its
-    :class:`TableRelease`; a pandas result (``kind``) carries the metadata in ``attrs["smoothdp"]``."""
-    columns = [(c.column, c.name) for c in query.plan.columns]
-    data = [results[c.statistic].values[:, c.position] for c in query.plan.columns]
-    out = build(query.by, labels, columns, data)
-    shares = tuple(_share(query, i, r) for i, r in enumerate(results))
-    unit = {
-        "privacy_unit": query.privacy_unit,
-        "rows_per_person": query.contributions,
-        "groups_per_person": query.max_groups,
-    }
-    release = TableRelease(
-        frame=out,
-        guarantee=query.budget.guarantee,
-        statistics=shares,
-        keys=keys_info,
-        unit=unit,
-        by=query.by,
-        is_simulation=simulation or any(r.is_simulation for r in results),
-    )
-    if kind == "pandas":
-        out.attrs["smoothdp"] = release.to_dict()
-    return release
