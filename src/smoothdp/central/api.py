@@ -305,9 +305,10 @@ def quantiles(
     tied values can be released exactly (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other
     arguments as :func:`median`.
 
-    ``neighbours="add_remove"`` (n private): ``method="auto"`` runs the recursive algorithm (an addition
-    touches one node per level: ε/L per node) with the lattice's tie-aware nodes, every parameter public;
-    ``"exponential"`` is supported too; JointExp, the smooth-sensitivity quantiles and the narrowing stage
+    ``neighbours="add_remove"`` (n private): ``method="auto"`` runs, for three distinct quantiles or more,
+    the recursive algorithm (an addition touches one node per level: ε/L per node) with the lattice's
+    tie-aware nodes, and for one or two, one exponential-mechanism quantile each at ε/m (the same budget per
+    quantile, without the recursion's split at a tied value); every parameter public; JointExp, the smooth-sensitivity quantiles and the narrowing stage
     support substitution only (docs/theory/quantiles.md#add-remove-neighbours).
     """
     qarr = check_quantile_list(qs)
@@ -320,7 +321,9 @@ def quantiles(
     unique, inverse = np.unique(qarr, return_inverse=True)
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
-        chosen = "recursive" if add_remove and method == "auto" else method
+        chosen = method
+        if add_remove and method == "auto":  # public: the number of distinct quantiles
+            chosen = "exponential" if unique.size <= 2 else "recursive"
         if chosen in ("auto", "joint_exp"):
             joint = JointQuantiles(
                 qarr,
