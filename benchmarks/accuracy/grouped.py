@@ -264,13 +264,15 @@ def run_cell(data: GroupedData, statistic: str, epsilon: float, trials: int, see
         "epsilon": epsilon,
         "trials": trials,
         "median_abs_error": {},
+        "mean_abs_error": {},
         "seconds_per_release": {},
         "failed": failed,
     }
     for name in methods:
         if name in failed:
-            cell["median_abs_error"][name] = math.nan
+            cell["median_abs_error"][name] = cell["mean_abs_error"][name] = math.nan
             continue
+        cell["mean_abs_error"][name] = float(np.mean(np.array(errors[name])))
         per_group = np.median(np.array(errors[name]), axis=0)  # over the trials
         cell["median_abs_error"][name] = float(np.median(per_group))  # over the groups
         cell["seconds_per_release"][name] = seconds[name] / trials
@@ -301,10 +303,11 @@ def verdicts(cells: list[dict[str, Any]], *, fair: bool = True) -> dict[str, Any
         better += e["smoothdp"] < best
         if e["smoothdp"] > 1.1 * best:
             lost.append(f"{c['data']} {c['statistic']} ε={c['epsilon']:g}")
+    # Counts: the mean |error| (over trials and groups). Both libraries add discrete Laplace noise of scale
+    # 1/ε, whose median |Z| is 0 or 1 at ε = 1 by a coin flip (P(Z = 0) ≈ 0.46): the median compares nothing.
     counts = [c for c in cells if c["statistic"] == "count"]
-    counts_ok = sum(
-        c["median_abs_error"]["smoothdp"] <= 1.1 * c["median_abs_error"]["opendp"] for c in counts
-    )
+    key = "mean_abs_error" if all("mean_abs_error" in c for c in counts) else "median_abs_error"
+    counts_ok = sum(c[key]["smoothdp"] <= 1.1 * c[key]["opendp"] for c in counts)
     return {
         "fair": fair,
         "cells": len(main),
@@ -313,6 +316,7 @@ def verdicts(cells: list[dict[str, Any]], *, fair: bool = True) -> dict[str, Any
         "lost": lost,
         "count_cells": len(counts),
         "counts_within_10pct_of_opendp": int(counts_ok),
+        "counts_compared_by": key,
     }
 
 
@@ -344,7 +348,14 @@ def markdown(cells: list[dict[str, Any]], verdict: dict[str, Any], as_called: di
             return f"**{e[m]:.4g}**" if e[m] == best else f"{e[m]:.4g}"
 
         shown = [fmt(m) for m in shown_methods]
-        row = f"| {c['data']} ({c['groups']}) | {c['statistic']} | {c['epsilon']:g} | "
+        stat = c["statistic"]
+        if stat == "count" and "mean_abs_error" in c:  # the median of discrete noise is 0 or 1: also the mean
+            stat += (
+                " (mean |error|: "
+                + ", ".join(f"{NAMES[m]} {c['mean_abs_error'][m]:.3g}" for m in ("smoothdp", "opendp"))
+                + ")"
+            )
+        row = f"| {c['data']} ({c['groups']}) | {stat} | {c['epsilon']:g} | "
         lines.append(row + " | ".join(shown) + " |")
     fair_text = (
         "Counting only the releases that are add/remove-private as called (diffprivlib's count, sum and mean "
@@ -357,7 +368,8 @@ def markdown(cells: list[dict[str, Any]], verdict: dict[str, Any], as_called: di
             f"{what}: mean, median and quartile cells {v['cells']}; smoothdp within 10% of the best other "
             f"library on {v['within_10pct']} ({share * v['within_10pct']:.0f}%), strictly better on "
             f"{v['strictly_better']} ({share * v['strictly_better']:.0f}%); counts within 10% of OpenDP's: "
-            f"{v['counts_within_10pct_of_opendp']} of {v['count_cells']}. Cells lost (more than 10% worse "
+            f"{v['counts_within_10pct_of_opendp']} of {v['count_cells']} (by the "
+            f"{v['counts_compared_by'].replace('_', ' ')}). Cells lost (more than 10% worse "
             "than the best other library): " + (", ".join(v["lost"]) or "none") + ".",
         ]
     return "\n".join(lines) + "\n"
