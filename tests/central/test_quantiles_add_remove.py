@@ -1,5 +1,5 @@
 """Quantiles under add/remove neighbours (n private): public parameters only, empty data, the sampler's law,
-and why the target is q·n (docs/theory/quantiles.md#add-remove-neighbours)."""
+and why the target is q·n (docs/theory/quantiles.md#adding-or-removing-a-record)."""
 
 from __future__ import annotations
 

@@ -157,7 +157,7 @@ def median(
         ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; what a
         grouped release needs). Under add/remove only the exponential mechanism runs (``method="auto"``
         picks it), with target q·n and every parameter from ε, q and the bounds, never from n; an empty x
-        releases a draw from the base measure (docs/theory/quantiles.md#add-remove-neighbours).
+        releases a draw from the base measure (docs/theory/quantiles.md#adding-or-removing-a-record).
         ``method="smooth_sensitivity"`` and ``bounds="private"`` support substitution only.
     """
     return quantile(
@@ -309,7 +309,7 @@ def quantiles(
     the recursive algorithm (an addition touches one node per level: ε/L per node) with the lattice's
     tie-aware nodes, and for one or two, one exponential-mechanism quantile each at ε/m (the same budget per
     quantile, without the recursion's split at a tied value); every parameter public; JointExp, the smooth-sensitivity quantiles and the narrowing stage
-    support substitution only (docs/theory/quantiles.md#add-remove-neighbours).
+    support substitution only (docs/theory/quantiles.md#adding-or-removing-a-record).
     """
     qarr = check_quantile_list(qs)
     eps = check_epsilon(epsilon)

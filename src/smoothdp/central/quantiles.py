@@ -506,14 +506,14 @@ def sample_em_lattice(
 
 #: Under add/remove the rank distance is capped at C with (ε/2Δ)·C ≥ _CAP_NATS + 2|ln W| (public: ε, q, the
 #: bounds): the cap keeps every log weight, and so the float margin, independent of the private n
-#: (docs/theory/quantiles.md#add-remove-neighbours).
+#: (docs/theory/quantiles.md#adding-or-removing-a-record).
 _CAP_NATS = 1600.0
 
 
 def split_target(q: float, n: int) -> tuple[float, float]:
     """The add/remove target t = q·n (q's exact binary value) as (⌊q·n⌋, q·n − ⌊q·n⌋): an exact float
     integer and the fraction rounded to the nearest float, so that counts minus the target are exact up to
-    one rounding of the fraction (docs/theory/quantiles.md#add-remove-neighbours)."""
+    one rounding of the fraction (docs/theory/quantiles.md#adding-or-removing-a-record)."""
     exact = Fraction(q) * n
     whole = math.floor(exact)
     return float(whole), float(exact - whole)
@@ -532,7 +532,7 @@ def capped_calibration(
     *, epsilon: float, sensitivity: float, width: float | None
 ) -> tuple[float, float, float]:
     """(coef, cap, η) of the add/remove exponential mechanism, from public parameters only
-    (docs/theory/quantiles.md#add-remove-neighbours).
+    (docs/theory/quantiles.md#adding-or-removing-a-record).
 
     With Δ the utility's sensitivity and W the public bound on the arguments of the logarithms (1 for
     candidates): the cap C = ⌈(1600 + 2|ln W|)·2Δ/ε⌉, every log weight is bounded by M = 750 + |ln W| +
@@ -556,7 +556,7 @@ def add_remove_lattice_test(
     *,
     numerics: str,
 ) -> dict[str, Any]:
-    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-under-add-remove): with N
+    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-without-n): with N
     the records on the lattice, the integer S = 2N − n = N − (n − N) moves by exactly 1 when a record is added
     or removed; S + Z, Z exact discrete Laplace of scale t = fl(1/ε_t) rounded up, is ε_t-DP. Heavy atoms iff
     S + Z ≥ 3t. Returns the report (a private output, covered by the guarantee)."""
@@ -607,8 +607,8 @@ class ExponentialQuantile(Mechanism):
     With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
-    whole-data sampler runs (docs/theory/quantiles.md#add-remove-neighbours). With a lattice, a private test
-    (5% of ε) first picks heavy or light atoms (docs/theory/quantiles.md#the-lattice-test-under-add-remove).
+    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a private test
+    (5% of ε) first picks heavy or light atoms (docs/theory/quantiles.md#the-lattice-test-without-n).
 
     Parameters
     ----------
@@ -927,7 +927,7 @@ class RecursiveQuantiles(_MultiQuantile):
 
     ``neighbours="add_remove"`` (n private; empty data release from the base measure): an addition
     touches one node per level, so ε_ℓ = ε/L; every node's cap, float margin and coefficient come from
-    public parameters (docs/theory/quantiles.md#add-remove-neighbours). ``lattice=s`` (default ``None``,
+    public parameters (docs/theory/quantiles.md#adding-or-removing-a-record). ``lattice=s`` (default ``None``,
     the continuum) gives the nodes the tie-aware utility and the lattice atoms of
     :class:`ExponentialQuantile` (same sensitivities).
     """
