@@ -184,7 +184,7 @@ def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     )
 
 
-# -- add/remove neighbours (docs/theory/quantiles.md#adding-or-removing-a-record) ---------------------------------
+# -- add/remove neighbours (docs/theory/quantiles.md#adding-or-removing-a-record) -----------------------
 def _log_capped_density(
     xs: Any,
     lower: float,

@@ -308,7 +308,8 @@ def quantiles(
     ``neighbours="add_remove"`` (n private): ``method="auto"`` runs, for three distinct quantiles or more,
     the recursive algorithm (an addition touches one node per level: ε/L per node) with the lattice's
     tie-aware nodes, and for one or two, one exponential-mechanism quantile each at ε/m (the same budget per
-    quantile, without the recursion's split at a tied value); every parameter public; JointExp, the smooth-sensitivity quantiles and the narrowing stage
+    quantile, without the recursion's split at a tied value); every parameter public; JointExp, the
+    smooth-sensitivity quantiles and the narrowing stage
     support substitution only (docs/theory/quantiles.md#adding-or-removing-a-record).
     """
     qarr = check_quantile_list(qs)

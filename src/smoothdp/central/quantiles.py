@@ -607,8 +607,9 @@ class ExponentialQuantile(Mechanism):
     With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
-    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a private test
-    (5% of ε) first picks heavy or light atoms (docs/theory/quantiles.md#the-lattice-test-without-n).
+    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
+    private test (5% of ε) first picks heavy or light atoms
+    (docs/theory/quantiles.md#the-lattice-test-without-n).
 
     Parameters
     ----------
