@@ -62,7 +62,6 @@ KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = (
         ("smoothdp.central.quantiles_greedy", "smoothdp.central.quantiles", name)
         for name in ("_ATOM_MASS", "_lae_scan", "_lse_rows", "_rational_choice", "_scan_depth")
     }
-    | {("smoothdp.exact.laws", "smoothdp.exact._core", name) for name in ("_Candidates", "_accept_slow")}
 )
 
 

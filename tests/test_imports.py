@@ -116,3 +116,23 @@ def test_reproduce_without_experiments_extra_names_it(
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "smoothdp[experiments]" in err and "matplotlib" in err and "tqdm" in err
+
+
+#: What the first default release may not load: scipy (~0.2 s) always; python-flint (~0.05 s) unless an
+#: element reaches the exact path's slow path or a law needs ball-arithmetic constants.
+FIRST_RELEASE = (
+    "x = __import__('numpy').random.default_rng(0).uniform(0, 100, 1000)\n"
+    "import smoothdp\n"
+)
+
+
+def test_first_default_median_loads_neither_scipy_nor_flint() -> None:
+    loaded = _loaded_after(FIRST_RELEASE + "smoothdp.median(x, epsilon=1.0, bounds=(0, 100))")
+    assert "smoothdp.exact.engine" in loaded  # it did release through the exact path
+    assert _heavy(loaded, ("scipy", "flint", "numpy.ma")) == []
+
+
+def test_first_default_mean_loads_no_scipy() -> None:
+    loaded = _loaded_after(FIRST_RELEASE + "smoothdp.mean(x, epsilon=1.0, bounds=(0, 100))")
+    assert "smoothdp.noise.staircase" in loaded  # the default mean: clipped, staircase noise
+    assert _heavy(loaded, ("scipy",)) == []

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.noise import GeneralizedCauchy, Laplace, NoiseDistribution, PolyPlace, StudentT
+import smoothdp.noise as noise_laws  # lazy (PEP 562): a family is imported when first used
 from smoothdp.privacy import ApproxDP, GeoPrivacy, Guarantee, PureDP
 from smoothdp.sensitivity.growth import Growth
 from smoothdp.validation import (
@@ -47,6 +47,9 @@ from smoothdp.validation import (
     check_int,
     check_positive,
 )
+
+if TYPE_CHECKING:
+    from smoothdp.noise import NoiseDistribution
 
 __all__ = [
     "CONSTANTS",
@@ -354,7 +357,7 @@ def _polyplace_rule(epsilon: float, beta: float | None, model: str) -> Calibrati
         delta=0.0,
         beta=b,
         growth="exponential",
-        noise=PolyPlace(1.0 / b, epsilon / b),
+        noise=noise_laws.PolyPlace(1.0 / b, epsilon / b),
         guarantee=_pure_guarantee(epsilon, model),
         source=source,
         constants="hladik_tetek",
@@ -401,9 +404,9 @@ def _sliding_dilation_rule(
     eta = (epsilon - k * dil * b) / slide
     noise: NoiseDistribution
     if family == "student_t":
-        noise = StudentT(float(df), scale=1.0 / eta)
+        noise = noise_laws.StudentT(float(df), scale=1.0 / eta)
     else:
-        noise = GeneralizedCauchy(float(gamma), scale=1.0 / eta)
+        noise = noise_laws.GeneralizedCauchy(float(gamma), scale=1.0 / eta)
     where = " at the Hamming metric (Λ = 1)" if model == "dp" else ""
     return Calibration(
         family=family,
@@ -441,7 +444,7 @@ def _laplace_dp_rule(epsilon: float, delta: float, beta: float | None) -> Calibr
         delta=delta,
         beta=b,
         growth="exponential",
-        noise=Laplace(1.0 / eta),
+        noise=noise_laws.Laplace(1.0 / eta),
         guarantee=ApproxDP(epsilon, delta),
         source=(
             "Nissim, Raskhodnikova & Smith, STOC 2007, Lemma 2.9 (β = ε/(2 ln(2/δ)), Lap(2/ε)), general "
@@ -468,7 +471,7 @@ def _laplace_geo_rule(epsilon: float, delta: float, beta: float | None) -> Calib
         delta=delta,
         beta=b,
         growth="linear",
-        noise=Laplace(1.0 / eta),
+        noise=noise_laws.Laplace(1.0 / eta),
         guarantee=GeoPrivacy(epsilon, delta),
         source=(
             "Liang & Yi, CCS 2024, Lemma 3.6 (growth 1 + βt): ε = η + β·max{1, ln(1/δ)}; "

@@ -1,7 +1,8 @@
 """Randomness for smoothdp: the only place generators are made.
 
 Every function in the library that draws random numbers takes ``rng=None`` (keyword-only) and passes
-it through :func:`resolve_rng`. ``None`` means a fresh **cryptographically secure** generator: numpy's
+it through :func:`resolve_rng`. ``None`` means the process's **cryptographically secure** generator
+(:func:`shared_secure_rng`, keyed once per process and again in a forked child): numpy's
 :class:`~numpy.random.Generator` over a stream cipher keyed from the operating system
 (:func:`secrets.randbits`):
 
@@ -30,7 +31,9 @@ shipped: a worker rebuilds its stream from the key, so a retried task draws the 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -44,6 +47,7 @@ __all__ = [
     "is_secure",
     "resolve_rng",
     "secure_bit_generator_name",
+    "shared_secure_rng",
     "stream_key",
 ]
 
@@ -120,12 +124,15 @@ def default_rng(seed: int | np.random.SeedSequence | None = None) -> np.random.G
 def resolve_rng(rng: SeedLike = None) -> np.random.Generator:
     """Turn the ``rng`` argument of a sampling function into a generator.
 
-    ``None`` gives a new secure generator; an int or SeedSequence gives a reproducible one
+    ``None`` gives the process's secure generator (:func:`shared_secure_rng`: keyed from the operating
+    system once per process, re-keyed in a forked child); an int or SeedSequence gives a reproducible one
     (:func:`default_rng`); a :class:`numpy.random.Generator` is used as it is, so a caller can draw
     several releases from one stream (it counts as secure only if :func:`default_rng` made it without a
     seed, see :func:`is_secure`).
     """
-    if rng is None or isinstance(rng, int | np.integer | np.random.SeedSequence):
+    if rng is None:
+        return shared_secure_rng()
+    if isinstance(rng, int | np.integer | np.random.SeedSequence):
         return default_rng(rng)
     if isinstance(rng, np.random.Generator):
         return rng
@@ -133,6 +140,43 @@ def resolve_rng(rng: SeedLike = None) -> np.random.Generator:
         "rng must be None (secure), a seed, or a numpy Generator from smoothdp.rng.default_rng; "
         f"got {type(rng).__name__}"
     )
+
+
+# -- the process's secure generator ------------------------------------------------------------------------
+_shared: _Generator | None = None
+_shared_pid = -1
+_shared_lock = threading.Lock()
+
+
+def shared_secure_rng() -> np.random.Generator:
+    """The secure generator every ``rng=None`` release of this process draws from.
+
+    One AES-128-CTR (or ChaCha20) stream keyed from the operating system on first use, instead of a new
+    key per release (keying costs a system call and a key schedule; the stream is just as unpredictable:
+    its key never leaves the process). **Fork-safe**: a child made by ``os.fork`` (multiprocessing's
+    default on Linux, a forking server) never draws from its parent's stream, which would repeat the
+    parent's noise: the child drops the stream in an ``os.register_at_fork`` hook and, should a fork
+    escape that hook, on noticing that its process id changed; it then keys a fresh one from the operating
+    system. Threads share the stream (numpy's generators serialize draws with a lock).
+    """
+    global _shared, _shared_pid
+    gen = _shared
+    if gen is None or _shared_pid != os.getpid():
+        with _shared_lock:
+            if _shared is None or _shared_pid != os.getpid():
+                _shared, _shared_pid = _Generator(_secure_bit_generator(), secure=True), os.getpid()
+            gen = _shared
+    return gen
+
+
+def _forget_shared_after_fork() -> None:
+    """In a forked child: drop the parent's stream and lock (a fresh key is drawn on first use)."""
+    global _shared, _shared_pid, _shared_lock
+    _shared, _shared_pid, _shared_lock = None, -1, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere processes are spawned, not forked
+    os.register_at_fork(after_in_child=lambda: _forget_shared_after_fork())
 
 
 def is_secure(rng: np.random.Generator) -> bool:

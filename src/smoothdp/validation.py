@@ -27,6 +27,7 @@ shape, the kind is the schema of the data, not the value of a record.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,10 +71,19 @@ def _not_numbers(name: str, x: Any, detail: str = "") -> TypeError:
     return TypeError(f"{name} must be an array of real numbers; got {_describe(x)}{extra}")
 
 
+def _masked_constant() -> Any:
+    """numpy's ``np.ma.masked`` if numpy.ma was imported (a sentinel nothing is otherwise)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma.masked if ma is not None else _NOT_MASKED
+
+
+_NOT_MASKED = object()
+
+
 def _object_to_float(value: Any, name: str) -> float:
     """One element of an object array: a real number, or a missing value (None, pandas NA, numpy's
     ``np.ma.masked``) → NaN."""
-    if value is None or value is np.ma.masked or type(value).__name__ in _MISSING_TYPES:
+    if value is None or value is _masked_constant() or type(value).__name__ in _MISSING_TYPES:
         return math.nan
     if isinstance(value, str | bytes):
         raise TypeError(
@@ -122,7 +132,8 @@ def as_float_array(x: Any, name: str = "x") -> NDArray[np.float64]:
     several columns with a :class:`ValueError`. Shape is not checked here.
     """
     values = _unwrap_frame(x, name)
-    if isinstance(values, np.ma.MaskedArray):
+    ma = sys.modules.get("numpy.ma")  # no masked array can exist before numpy.ma is imported:
+    if ma is not None and isinstance(values, ma.MaskedArray):  # spare a release its import
         return _unmask(values, name)
     try:
         arr = np.asarray(values)

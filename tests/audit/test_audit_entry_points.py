@@ -83,12 +83,35 @@ ENTRY: dict[str, Callable[..., Release]] = {
     "trimmed_mean": lambda x, **k: sd.trimmed_mean(x, 0.1, **{"epsilon": 1.0, "bounds": B, **k}),
     "private_clip_mean": lambda x, **k: sd.private_clip_mean(x, **{"epsilon": 1.0, "bounds": B, **k}),
     "median_private_bounds": lambda x, **k: sd.median(x, **{"epsilon": 1.0, "bounds": "private", **k}),
+    "median_no_bounds": lambda x, **k: sd.median(x, **{"epsilon": 1.0, "bounds": None, **k}),
+    "median_no_bounds_scale_free": lambda x, **k: sd.median(
+        x, **{"epsilon": 1.0, "bounds": None, "method": "exponential", **k}
+    ),
+    "median_no_bounds_range": lambda x, **k: sd.median(
+        x, **{"epsilon": 1.0, "bounds": None, "method": "piecewise_laplace", **k}
+    ),
+    "median_inverse_sensitivity": lambda x, **k: sd.median(
+        x, **{"epsilon": 1.0, "bounds": B, "method": "inverse_sensitivity", **k}
+    ),
+    "median_piecewise_laplace": lambda x, **k: sd.median(
+        x, **{"epsilon": 1.0, "bounds": B, "method": "piecewise_laplace", **k}
+    ),
+    "quantiles_no_bounds": lambda x, **k: sd.quantiles(
+        x, [0.1, 0.5, 0.9], **{"epsilon": 1.0, "bounds": None, **k}
+    ),
     "quantiles_private_bounds": lambda x, **k: sd.quantiles(
         x, [0.1, 0.5, 0.9], **{"epsilon": 1.0, "bounds": "private", **k}
     ),
 }
 #: Entry points whose bounds are found privately: their release has no declared bounds to stay in.
-PRIVATE_BOUNDS = {"median_private_bounds", "quantiles_private_bounds"}
+PRIVATE_BOUNDS = {
+    "median_private_bounds",
+    "quantiles_private_bounds",
+    "median_no_bounds",
+    "median_no_bounds_scale_free",
+    "median_no_bounds_range",
+    "quantiles_no_bounds",
+}
 #: Entry points whose statistic is defined on empty data (documented: n public, or the add/remove mean).
 EMPTY_OK = {
     "median",
@@ -103,6 +126,12 @@ EMPTY_OK = {
     "mean",
     "median_private_bounds",
     "quantiles_private_bounds",
+    "median_inverse_sensitivity",
+    "median_piecewise_laplace",
+    "median_no_bounds",
+    "median_no_bounds_scale_free",
+    "median_no_bounds_range",
+    "quantiles_no_bounds",
 }
 
 
@@ -257,6 +286,9 @@ PRIVATE_DETAILS = {
     "epsilon_float_margin",
     "epsilon_in_weights",
     "clip_range",
+    "direction",  # AboveThreshold's walk (bounds=None): its output
+    "steps",
+    "stopped",
 }
 
 
@@ -292,6 +324,16 @@ def test_neighbours_share_every_public_field(name: str) -> None:
 # ----------------------------------------------------------------------- 2. bad parameters
 SINGLE = ["median", "median_smooth", "median_exponential", "quantile_0.9", "mean", "trimmed_mean"]
 ALL_DECLARED = [*SINGLE, "quantiles", "quantiles_joint_exp", "quantiles_recursive", "private_clip_mean"]
+#: Entry points for which ``bounds=None`` is not a bad parameter but the no-bounds mechanisms.
+NO_BOUNDS_OK = {
+    "median",
+    "median_smooth",
+    "median_exponential",
+    "quantile_0.9",
+    "quantiles",
+    "quantiles_joint_exp",
+    "quantiles_recursive",
+}
 
 BAD_COMMON: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"epsilon": 0.0}, ValueError, r"^epsilon must be in \[2\^-64, inf\)"),
@@ -335,6 +377,8 @@ def test_bad_common_parameter(
 ) -> None:
     """Regression (clamp): ``median(..., method="smooth_sensitivity", clamp="no")`` was accepted (and
     clamped, ``bool("no")`` being True); _SmoothQuantile now checks it like every other path."""
+    if "bounds" in overrides and overrides["bounds"] is None and name in NO_BOUNDS_OK:
+        pytest.skip("bounds=None is valid here: no bounds at all (docs/quantiles.md#no-bounds)")
     if name == "quantiles" and overrides.get("bounds") == (-1e308, 1e308):
         pytest.skip(
             "method='auto' narrows these bounds privately first (documented), then runs on finite ones"

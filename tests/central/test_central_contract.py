@@ -30,9 +30,17 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
     TrimmedMean,
 )
+from smoothdp.central.inverse_sensitivity import InverseSensitivity
 from smoothdp.central.means import PrivateClipMean
+from smoothdp.central.moments import ClippedMean, ClippedVariance
+from smoothdp.central.noisy_moments import NoisyMoments
+from smoothdp.central.piecewise_laplace import PiecewiseLaplace
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+from smoothdp.central.range_moments import RangeMean, RangeVariance
+from smoothdp.central.range_sweep import SweepRange
+from smoothdp.central.scale_free import ScaleFreeQuantile
+from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
 from smoothdp.mechanism import REGISTRY, Mechanism
 from smoothdp.privacy import ZCDP
 
@@ -112,6 +120,13 @@ CASES = [
     (GlobalSensitivityMean(bounds=(0, 1), epsilon=1.0), X, "add_remove"),
     (GlobalSensitivityMedian(bounds=(0, 1), epsilon=1.0), X, "substitution"),
     (GaussianMean(bounds=(0, 1), rho=0.5), X, "substitution"),
+    (ClippedMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (ClippedVariance(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeMean(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (RangeVariance(epsilon=1.0, bounds=(0, 1), ddof=0), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (SweepRange(epsilon=1.0, bounds=(0, 1), neighbours="add_remove"), X, "add_remove"),
+    (NoisyMoments(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
     (NoisyCount(epsilon=1.0), X, "add_remove"),
     (NoisyCount(rho=0.5, noise="gaussian"), X, "add_remove"),
     (NoisySum(bounds=(0, 1), epsilon=1.0), X, "add_remove"),
@@ -122,6 +137,14 @@ CASES = [
     ),
     (NoisyHistogram(bins=[0, 0.5, 1], epsilon=1.0), X, "add_remove"),
     (NoisyHistogram(categories=[0.1, 0.9], epsilon=1.0, neighbours="substitution"), X, "substitution"),
+
+    (InverseSensitivity(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (PiecewiseLaplace(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (ScaleFreeQuantile(0.5, epsilon=1.0), X, "substitution"),
+    (ScaleFreeQuantile(0.5, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
+    (UnboundedQuantile(0.5, epsilon=1.0), X, "substitution"),
+    (UnboundedQuantile(0.25, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
+    (UnboundedRange(epsilon=1.0), X, "substitution"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 

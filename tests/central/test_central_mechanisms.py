@@ -113,7 +113,7 @@ def test_repr_str_and_to_dict_hide_smooth_sensitivity_and_noise_scale(noise):
 def test_add_remove_mean_release_hides_n():
     # Under add/remove n is private; S = (u − l)/n would give it away: it stays in not_private.
     x = np.linspace(1.0, 9.0, 37)
-    rel = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), rng=0)
+    rel = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), neighbours="add_remove", rng=0)
     assert rel.guarantee == PureDP(1.0, neighbours="add_remove")
     assert rel.not_private.smooth_sensitivity == pytest.approx(10 / 37, rel=1e-11)
     shown = _shown(rel)
@@ -164,7 +164,7 @@ def test_entry_points_match_the_mechanism():
         (smoothdp.median(x, epsilon=1.0, bounds=b, **ss), Median(bounds=b)),
         (smoothdp.quantile(x, 0.75, epsilon=1.0, bounds=b, **ss), Quantile(0.75, bounds=b)),
         (smoothdp.trimmed_mean(x, 0.25, epsilon=1.0, bounds=b, **plain), TrimmedMean(0.25, bounds=b)),
-        (smoothdp.mean(x, epsilon=1.0, bounds=b, **plain), Mean(bounds=b)),
+        (smoothdp.mean(x, epsilon=1.0, bounds=b, neighbours="add_remove", **plain), Mean(bounds=b)),
     ]
     for rel, stat in pairs:
         expected = SmoothSensitivityMechanism(stat, epsilon=1.0, beta=0.2).release(x, rng=rng_seed)
@@ -282,10 +282,13 @@ def test_bad_data_is_refused_before_the_accountant_is_charged():
 
 def test_add_remove_mean_on_a_substitution_accountant_costs_twice():
     acc = smoothdp.Accountant(epsilon=1.0)
-    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc, rng=0)
+    kw = {"bounds": (0, 10), "neighbours": "add_remove", "rng": 0}
+    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, accountant=acc, **kw)
     assert acc.spent == 0.5  # a substitution is a removal and an addition
+    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc, rng=0)
+    assert acc.spent == 0.75  # the default mean is a substitution release: charged the ε passed
     acc_ar = smoothdp.Accountant(epsilon=1.0, neighbours="add_remove")
-    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc_ar, rng=0)
+    smoothdp.mean([1.0, 2.0, 3.0], epsilon=0.25, accountant=acc_ar, **kw)
     assert acc_ar.spent == 0.25
     with pytest.raises(ValueError, match="does not convert"):
         smoothdp.median([1.0, 2.0, 3.0], epsilon=0.25, bounds=(0, 10), accountant=acc_ar, rng=0)

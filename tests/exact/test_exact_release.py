@@ -17,7 +17,7 @@ import pytest
 from exact_reference import ref_round, to_fraction
 from scipy import stats
 
-from smoothdp.exact import Enclosure, OutputGrid, _core, add_noise, uniform_on_grid
+from smoothdp.exact import Enclosure, OutputGrid, _core, add_noise, engine, uniform_on_grid
 from smoothdp.noise import (
     DiscreteLaplace,
     Gaussian,
@@ -177,8 +177,35 @@ def test_slow_path_alone_gives_the_same_release(dist: Any, monkeypatch: pytest.M
 
     monkeypatch.setattr(law_type, "fast", no_enclosure)
     slow = add_noise(center, dist, grid=grid, rng=default_rng(11), sensitivity=1.5, size=n)
-    assert _core.LAST_STATS.slow == n
+    assert engine.LAST_STATS.slow == n
     np.testing.assert_array_equal(slow, ref)
+
+
+@pytest.mark.parametrize("dist", ALL, ids=repr)
+def test_long_double_pass_alone_gives_the_same_release(dist: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leaving every element to the long-double pass (binary64 gives no enclosure) changes nothing."""
+    from smoothdp.exact.arithmetic import LONG_DOUBLE
+
+    if LONG_DOUBLE is None or not getattr(dist._exact_law(), "long_double", False):
+        pytest.skip("no long-double pass for this law or platform")
+    grid = OutputGrid.for_magnitude(2.0)
+    center = np.array([0.25, -1.0]) if dist.dimension == 2 else 0.25
+    n = 400
+    ref = add_noise(center, dist, grid=grid, rng=default_rng(12), sensitivity=1.5, size=n)
+    law_type = type(dist._exact_law())
+    real_fast = law_type.fast
+
+    def binary64_undecided(self: Any, u_lo: Any, u_hi: Any) -> Any:
+        if u_lo[0].dtype == np.float64:
+            nan = np.full(u_lo[0].shape, np.nan)
+            return [(nan, nan)] * self.dimension
+        return real_fast(self, u_lo, u_hi)
+
+    monkeypatch.setattr(law_type, "fast", binary64_undecided)
+    alone = add_noise(center, dist, grid=grid, rng=default_rng(12), sensitivity=1.5, size=n)
+    assert engine.LAST_STATS.binary64_undecided == n
+    assert engine.LAST_STATS.slow <= n // 20  # the long-double pass decided almost all
+    np.testing.assert_array_equal(alone, ref)
 
 
 # -- distributions on the grid -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from exact_reference import ref_round, to_fraction
 
 from smoothdp.exact import OutputGrid, add_noise
-from smoothdp.exact.laws import GeneralizedCauchyLaw
+from smoothdp.exact.cauchy import GeneralizedCauchyLaw
 from smoothdp.noise import GeneralizedCauchy
 from smoothdp.rng import default_rng
 
@@ -131,7 +131,7 @@ def test_acceptance_refines_v_beyond_its_first_bits(
 
     V 2⁴⁰ units of 2⁻⁷⁴ from a is decided by the float second stage; 2⁸ units only by arb.
     """
-    import smoothdp.exact.laws as laws
+    import smoothdp.exact.cauchy as laws
 
     gamma = 4.0
     k_u = 3 << 43  # U = 3·2⁻¹⁰, x = U·4/3 = 2⁻⁸
@@ -143,13 +143,13 @@ def test_acceptance_refines_v_beyond_its_first_bits(
     fill = _word(1 << 51, 0, False)  # U = 1/4: x = 1/3, accepted (V < 1/1024)
     grid = OutputGrid.for_magnitude(1.0)
     calls: list[int] = []
-    accept_slow = laws._accept_slow
+    accept_slow = laws.accept_slow
 
     def counting(law: Any, us: Any, rng: Any) -> Any:
         calls.append(1)
         return accept_slow(law, us, rng)
 
-    monkeypatch.setattr(laws, "_accept_slow", counting)
+    monkeypatch.setattr(laws, "accept_slow", counting)
     z = add_noise(0.0, GeneralizedCauchy(gamma), grid=grid, rng=_Scripted(first, fill, [extra]))  # type: ignore[arg-type]
     v_lo = (coarse * mp.mpf(2) ** 64 + extra) / mp.mpf(2) ** 74  # V ∈ [v_lo, v_lo + 2⁻⁷⁴)
     accepted = v_lo + mp.mpf(2) ** -74 <= min(a_ends)
@@ -193,11 +193,11 @@ def test_fast_acceptance_agrees_with_arb(monkeypatch: pytest.MonkeyPatch) -> Non
         calls.append(1)
         return accept_slow(law, us, rng)
 
-    import smoothdp.exact.laws as laws
+    import smoothdp.exact.cauchy as laws
 
-    accept_slow = laws._accept_slow
+    accept_slow = laws.accept_slow
     monkeypatch.setattr(GeneralizedCauchyLaw, "_coarse_state", all_to_arb)
-    monkeypatch.setattr(laws, "_accept_slow", counting)
+    monkeypatch.setattr(laws, "accept_slow", counting)
     slow = add_noise(0.1, dist, grid=grid, rng=default_rng(21), size=n)
     assert len(calls) > n
     np.testing.assert_array_equal(slow, ref)
@@ -219,7 +219,7 @@ def test_acceptance_bounds_enclose_the_exact_probability(gamma: float) -> None:
     u_lo = k.astype(np.float64) * 2.0**-53
     with np.errstate(all="ignore"):
         a_lo, a_hi, known = law._accept_bounds(u_lo, u_lo + 2.0**-53)
-        x_lo, x_hi = law._x_fast(u_lo, u_lo + 2.0**-53)
+        x_lo, x_hi = law._x_chunk(u_lo, u_lo + 2.0**-53)
     g_w0 = (mp.mpf(gamma) - 1) / mp.mpf(gamma)
     for i, kk in enumerate(int(v) for v in k):
         ends = (mp.mpf(kk) / 2**53, mp.mpf(kk + 1) / 2**53)

@@ -98,9 +98,9 @@ def test_charges_accumulate_with_label_epsilon_delta_time_and_chain_head(capsys,
     assert first["remaining"] == {"epsilon": 1.5, "delta": 0.0} and re.fullmatch(
         r"1:[0-9a-f]{64}", first["head"]
     )
-    # a mean is add/remove: 0.5 on a substitution budget counts 1.0 (group privacy)
+    # an add/remove mean: 0.5 on a substitution budget counts 1.0 (group privacy)
     mean = ["release", "mean", str(ages_csv), "--column", "age", "--epsilon", "0.5", "--bounds", "0", "100"]
-    assert main([*mean, "--budget", str(path), "--seed", "3"]) == 0
+    assert main([*mean, "--neighbours", "add_remove", "--budget", str(path), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "budget:      charged ε = 1, δ = 0" in out and "remaining ε = 0.5, δ = 0" in out
     [head] = re.findall(r"chain head:  (2:[0-9a-f]{64})", out)
@@ -127,6 +127,21 @@ def test_charges_accumulate_with_label_epsilon_delta_time_and_chain_head(capsys,
     assert shown["remaining"] == {"epsilon": 0.5, "delta": 0.0} and len(shown["charges"]) == 2
     assert main(["budget", "verify", str(path), "--anchor", first["head"], "--anchor", head]) == 0
     assert "2 charge(s)" in capsys.readouterr().out
+
+
+def test_the_default_mean_is_charged_the_epsilon_passed(capsys, tmp_path, ages_csv):
+    """Under substitution (the default) a mean at ε = 1 fits an ε = 1 budget exactly: charged 1, not 2."""
+    path = _init(capsys, tmp_path, "--epsilon", "1")
+    mean = ["release", "mean", str(ages_csv), "--column", "age", "--epsilon", "1", "--bounds", "0", "100"]
+    payload, _ = _json(capsys, [*mean, "--budget", str(path), "--seed", "4", "--json"])
+    assert payload["guarantee"]["neighbours"] == "substitution" and payload["guarantee"]["epsilon"] == 1.0
+    assert payload["budget"]["charged"] == [{"epsilon": 1.0, "delta": 0.0}]
+    assert payload["budget"]["remaining"] == {"epsilon": 0.0, "delta": 0.0}
+    assert 0.0 <= payload["value"] <= 100.0
+    [charge] = _ledger(path)["charges"]
+    assert (charge["epsilon"], charge["guarantee"]["neighbours"]) == (1.0, "substitution")
+    # the add/remove mean at the same ε would count 2: refused before the data is read (exit 3)
+    assert main([*mean, "--neighbours", "add_remove", "--budget", str(path)]) == 3
 
 
 def test_a_release_past_the_budget_exits_3_before_reading_the_data(capsys, monkeypatch, tmp_path, ages_csv):
@@ -213,7 +228,8 @@ def test_an_add_remove_ledger_cannot_count_a_substitution_release(capsys, tmp_pa
     path = _init(capsys, tmp_path, "--epsilon", "1", "--neighbours", "add_remove", name="ar.db")
     _one_line_error(capsys, _median(ages_csv, path, 0.1), "add_remove", "cannot count")
     mean = ["release", "mean", str(ages_csv), "--column", "age", "--epsilon", "0.4", "--bounds", "0", "100"]
-    assert main([*mean, "--budget", str(path), "--seed", "2"]) == 0
+    _one_line_error(capsys, [*mean, "--budget", str(path)], "add_remove", "cannot count")  # substitution
+    assert main([*mean, "--neighbours", "add_remove", "--budget", str(path), "--seed", "2"]) == 0
     assert [(c["epsilon"], c["delta"]) for c in _ledger(path)["charges"]] == [(0.4, 0.0)]
 
 
@@ -296,7 +312,12 @@ def test_export_migrate_and_a_keyed_ledger(capsys, tmp_path, ages_csv):
         ["quantiles", "--q", "0.1", "0.9"],
         ["trimmed-mean", "--trim", "0.1"],
         ["mean"],
-        ["mean", "--noise", "laplace", "--delta", "1e-6"],
+        ["mean", "--method", "clipped"],
+        ["mean", "--method", "private_range"],
+        ["mean", "--noise", "polyplace"],
+        ["mean", "--neighbours", "add_remove"],
+        ["mean", "--neighbours", "add_remove", "--method", "noisy_sum"],
+        ["mean", "--neighbours", "add_remove", "--noise", "laplace", "--delta", "1e-6"],
         ["median", "--bounds", "private"],
         ["quantiles", "--q", "0.5", "--bounds", "private", "--scale", "50"],
     ],

@@ -635,3 +635,7 @@ def _greedy_joint_cases() -> list[Case]:
 
 
 CASES += _greedy_joint_cases()
+
+from new_mechanism_cases import new_mechanism_cases  # noqa: E402 (no bounds, inverse sensitivity, PLM)
+
+CASES += new_mechanism_cases()

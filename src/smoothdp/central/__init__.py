@@ -6,6 +6,9 @@
 * :mod:`.ptr`: propose-test-release; :mod:`.sample_aggregate`: sample-and-aggregate;
 * :mod:`.quantiles`: exponential-mechanism quantiles (one, recursive, JointExp), sampled exactly;
   :mod:`.private_bounds`: private range finding; :mod:`.choose`: the public method / β choices;
+* :mod:`.unbounded`, :mod:`.scale_free`, :mod:`.no_bounds`: quantiles and ranges with no bounds
+  (AboveThreshold on a ladder, the scale-free exponential mechanism);
+  :mod:`.inverse_sensitivity`, :mod:`.piecewise_laplace`: the reach mechanisms;
 * :mod:`.bounded_ls`: privately bounded local sensitivity; :mod:`.ratio`: private ratios;
 * :mod:`.baselines`: the global-sensitivity baselines (Laplace, and a ρ-zCDP Gaussian mean);
 * :mod:`.counting`: ``count``, ``sum``, ``histogram`` with exact integer noise (discrete Laplace or discrete
@@ -29,7 +32,6 @@ from smoothdp._lazy import attach
 # Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
 # imported; api is what every use of the package loads anyway.
 from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
-from smoothdp.central.moments_api import mean, std, var
 
 __all__ = [
     "BoundedLocalSensitivity",
@@ -39,6 +41,7 @@ __all__ = [
     "GaussianMean",
     "GlobalSensitivityMean",
     "GlobalSensitivityMedian",
+    "InverseSensitivity",
     "JointQuantiles",
     "Max",
     "Mean",
@@ -49,6 +52,7 @@ __all__ = [
     "NoisyMoments",
     "NoisySum",
     "OrderStatistic",
+    "PiecewiseLaplace",
     "PreparedData",
     "PrivateClipMean",
     "PrivateRange",
@@ -59,10 +63,13 @@ __all__ = [
     "RangeVariance",
     "RecursiveQuantiles",
     "SampleAndAggregate",
+    "ScaleFreeQuantile",
     "SmoothSensitivityMechanism",
     "Statistic",
     "SweepRange",
     "TrimmedMean",
+    "UnboundedQuantile",
+    "UnboundedRange",
     "bounded_local_sensitivity",
     "count",
     "count_interval_halfwidth",
@@ -75,6 +82,7 @@ __all__ = [
     "median",
     "private_clip_mean",
     "private_count_interval",
+    "private_range",
     "private_ratio",
     "propose_test_release",
     "quantile",
@@ -87,6 +95,7 @@ __all__ = [
     "sum",
     "trimmed_mean",
     "var",
+    "unbounded_quantile",
 ]
 
 _EXPORTS = {
@@ -107,12 +116,22 @@ _EXPORTS = {
     "count": "smoothdp.central.counting",
     "histogram": "smoothdp.central.counting",
     "sum": "smoothdp.central.counting",
+    "mean": "smoothdp.central.moments_api",
+    "std": "smoothdp.central.moments_api",
+    "var": "smoothdp.central.moments_api",
     "ClippedMean": "smoothdp.central.moments",
     "ClippedVariance": "smoothdp.central.moments",
     "NoisyMoments": "smoothdp.central.noisy_moments",
     "RangeMean": "smoothdp.central.range_moments",
     "RangeVariance": "smoothdp.central.range_moments",
     "SweepRange": "smoothdp.central.range_sweep",
+    "InverseSensitivity": "smoothdp.central.inverse_sensitivity",
+    "PiecewiseLaplace": "smoothdp.central.piecewise_laplace",
+    "ScaleFreeQuantile": "smoothdp.central.scale_free",
+    "UnboundedQuantile": "smoothdp.central.unbounded",
+    "UnboundedRange": "smoothdp.central.unbounded",
+    "private_range": "smoothdp.central.no_bounds",
+    "unbounded_quantile": "smoothdp.central.no_bounds",
     "PrivateClipMean": "smoothdp.central.means",
     "private_clip_mean": "smoothdp.central.means",
     "SmoothSensitivityMechanism": "smoothdp.central.mechanisms",
@@ -149,12 +168,15 @@ _SUBMODULES = (
     "counting",
     "counting_batch",
     "counting_noise",
+    "inverse_sensitivity",
     "means",
     "mechanisms",
     "moment_sums",
     "moments",
     "moments_api",
     "noisy_moments",
+    "no_bounds",
+    "piecewise_laplace",
     "private_bounds",
     "ptr",
     "quantiles",
@@ -162,7 +184,9 @@ _SUBMODULES = (
     "range_sweep",
     "ratio",
     "sample_aggregate",
+    "scale_free",
     "statistics",
+    "unbounded",
 )
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
@@ -184,10 +208,14 @@ if TYPE_CHECKING:
         private_count_interval,
     )
     from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum, count, histogram, sum
+    from smoothdp.central.inverse_sensitivity import InverseSensitivity
     from smoothdp.central.means import PrivateClipMean, private_clip_mean
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
     from smoothdp.central.moments import ClippedMean, ClippedVariance
+    from smoothdp.central.moments_api import mean, std, var
     from smoothdp.central.noisy_moments import NoisyMoments
+    from smoothdp.central.no_bounds import private_range, unbounded_quantile
+    from smoothdp.central.piecewise_laplace import PiecewiseLaplace
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
@@ -200,6 +228,7 @@ if TYPE_CHECKING:
         ratio_sensitivity_bound,
     )
     from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
+    from smoothdp.central.scale_free import ScaleFreeQuantile
     from smoothdp.central.statistics import (
         Max,
         Mean,
@@ -211,3 +240,4 @@ if TYPE_CHECKING:
         Statistic,
         TrimmedMean,
     )
+    from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange

@@ -26,7 +26,7 @@ NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007; HT = Hladík & Tětek, FORC 20
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,6 +36,7 @@ from smoothdp.calibration import DEFAULT_NOISE
 from smoothdp.central.choose import (
     MULTI_METHODS,
     SINGLE_METHODS,
+    UNBOUNDED_METHODS,
     choose_beta,
     choose_method,
     narrow_bounds_first,
@@ -61,7 +62,7 @@ from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_i
 
 __all__ = ["median", "quantile", "quantiles", "trimmed_mean"]
 
-Bounds = tuple[float, float] | str
+Bounds = tuple[float, float] | str | None
 
 
 def _release(
@@ -100,7 +101,9 @@ def median(
     *,
     epsilon: float,
     bounds: Bounds,
-    method: str = "auto",
+    method: Literal[
+        "auto", "exponential", "smooth_sensitivity", "inverse_sensitivity", "piecewise_laplace", "unbounded"
+    ] = "auto",
     clamp: bool = True,
     clip: bool = True,
     candidates: ArrayLike | None = None,
@@ -126,13 +129,19 @@ def median(
     epsilon, delta
         The budget (δ only for ``noise="laplace"``).
     bounds
-        Public ``(lower, upper)``, or ``"private"``: found privately with 25% of ε around the public
-        scale hint ``scale`` (:class:`~smoothdp.central.private_bounds.PrivateRange`); the bounds used are in
-        ``release.details["bounds"]`` (private outputs, covered by the guarantee).
+        Public ``(lower, upper)``; ``None``: no bounds at all (docs/quantiles.md#no-bounds): ``method="auto"``
+        and ``"exponential"`` run the scale-free exponential mechanism on the whole line, ``"unbounded"``
+        AboveThreshold on a geometric ladder, every other method runs inside a private range found with
+        25% of ε (``details["epsilon_bounds"]``); or ``"private"``: found privately with 25% of ε around
+        the public scale hint ``scale`` (:class:`~smoothdp.central.private_bounds.PrivateRange`). The bounds
+        used are in ``release.details["bounds"]`` (private outputs, covered by the guarantee).
     method
         ``"auto"`` (default, from public parameters: docs/quantiles.md#which-method), ``"exponential"``
-        (docs/theory/quantiles.md#the-exponential-mechanism-quantile) or ``"smooth_sensitivity"``
-        (docs/theory/smooth-sensitivity.md#median-and-quantiles).
+        (docs/theory/quantiles.md#the-exponential-mechanism-quantile), ``"smooth_sensitivity"``
+        (docs/theory/smooth-sensitivity.md#median-and-quantiles), ``"inverse_sensitivity"`` (Asi & Duchi,
+        smoothed: docs/theory/instance-optimal.md#the-inverse-sensitivity-mechanism),
+        ``"piecewise_laplace"`` (Durfee 2025: docs/theory/instance-optimal.md#piecewise-laplace) or
+        ``"unbounded"`` (``bounds=None`` only: docs/theory/unbounded.md#unbounded-quantile-estimation).
     clamp
         Clamp the release into the bounds (post-processing; ``False``: the unbiased smooth-sensitivity value).
     clip
@@ -215,15 +224,34 @@ def quantile(
     check_numerics(numerics)
     _check_method(method, SINGLE_METHODS)
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
+    smooth_options = bool(noise != DEFAULT_NOISE or delta or beta is not None or noise_options)
+    if bounds is None:
+        if candidates is not None:
+            raise TypeError("candidates need bounds (lower, upper); with bounds=None leave them out")
+        if method in UNBOUNDED_METHODS and not smooth_options:
+            from smoothdp.central.no_bounds import unbounded_quantile
+
+            return unbounded_quantile(
+                x,
+                qq,
+                epsilon=eps,
+                method=method,
+                numerics=numerics,
+                rng=rng,
+                accountant=accountant,
+                neighbours=neighbours,
+            )
+    elif method == "unbounded":
+        raise ValueError("method='unbounded' needs bounds=None (it looks for the quantile without bounds)")
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "exponential"))
     n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
     if add_remove and method == "auto":
         method = "exponential"
     if method == "auto":
         method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
-        if noise != DEFAULT_NOISE or delta or beta is not None or noise_options:
+        if smooth_options:
             method = "smooth_sensitivity"  # smooth-sensitivity options given: only that method uses them
-    if method == "exponential":
+    if method in ("exponential", "inverse_sensitivity", "piecewise_laplace"):
         _no_noise_options(noise, delta, beta, noise_options)
     elif candidates is not None:
         raise TypeError(
@@ -231,6 +259,12 @@ def quantile(
         )
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
+        if method in ("inverse_sensitivity", "piecewise_laplace"):
+            from smoothdp.central.inverse_sensitivity import InverseSensitivity
+            from smoothdp.central.piecewise_laplace import PiecewiseLaplace
+
+            cls = InverseSensitivity if method == "inverse_sensitivity" else PiecewiseLaplace
+            return cls(qq, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics)
         if method == "exponential":
             return ExponentialQuantile(
                 qq,
@@ -271,6 +305,7 @@ def quantile(
         method=method,
         engine=engine,
         clip=clip,
+        qs=qq,
     )
 
 
@@ -386,7 +421,8 @@ def quantiles(
         method=method,
         engine=engine,
         clip=clip,
-        narrow=narrow,
+        narrow=narrow and bounds is not None,
+        qs=qarr,
     )
 
 
@@ -447,10 +483,18 @@ def _run(
     engine: Any,
     clip: bool,
     narrow: bool = False,
+    qs: Any = 0.5,
 ) -> Release:
     """Build the mechanism on the bounds and release; ``bounds="private"`` or ``narrow`` (declared bounds
-    narrowed privately first) go through :func:`_run_with_range`."""
+    narrowed privately first) go through :func:`_run_with_range`, ``bounds=None`` through
+    :func:`smoothdp.central.no_bounds.release_in_private_range` (``qs``: the quantiles it must cover)."""
     check_engine(engine)
+    if bounds is None:  # no bounds: the bounded method runs inside a private range
+        from smoothdp.central.no_bounds import release_in_private_range
+
+        return release_in_private_range(
+            x, build, epsilon=epsilon, qs=qs, method=method, numerics=numerics, rng=rng, accountant=accountant
+        )
     if isinstance(bounds, str):
         if bounds != "private":
             raise ValueError(f"bounds must be (lower, upper) or 'private'; got {bounds!r}")

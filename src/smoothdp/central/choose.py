@@ -17,17 +17,33 @@ from smoothdp.validation import check_epsilon, check_in_range, check_int
 __all__ = [
     "MULTI_METHODS",
     "NARROW_BELOW",
+    "SCALE_FREE_MIN_EPSILON_N",
     "SINGLE_METHODS",
     "SMOOTH_SENSITIVITY_MIN_EPSILON",
+    "UNBOUNDED_METHODS",
     "choose_beta",
     "choose_method",
+    "choose_unbounded_method",
     "median_error_bound",
 ]
 
 #: Methods of ``median`` / ``quantile``.
-SINGLE_METHODS = ("auto", "exponential", "smooth_sensitivity")
+SINGLE_METHODS = (
+    "auto",
+    "exponential",
+    "smooth_sensitivity",
+    "inverse_sensitivity",
+    "piecewise_laplace",
+    "unbounded",
+)
 #: Methods of ``quantiles`` (several at once).
 MULTI_METHODS = ("auto", "joint_exp", "recursive", "exponential", "smooth_sensitivity")
+#: Methods of ``median`` / ``quantile`` that need no bounds (``bounds=None``): the scale-free exponential
+#: mechanism and AboveThreshold on a ladder; every other method runs inside a private range.
+UNBOUNDED_METHODS = ("auto", "exponential", "unbounded")
+#: With ``bounds=None``, ``method="auto"`` runs the scale-free exponential mechanism from ε·n ≥ 64 on
+#: (substitution: n public), AboveThreshold below it (docs/quantiles.md#no-bounds).
+SCALE_FREE_MIN_EPSILON_N = 64.0
 #: From this ε on, the smooth-sensitivity median (β from :func:`choose_beta`) beat the exponential
 #: mechanism in our measurements (docs/quantiles.md#which-method); below it the exponential mechanism won.
 SMOOTH_SENSITIVITY_MIN_EPSILON = 1.5
@@ -109,3 +125,18 @@ def narrow_bounds_first(*, n: int, epsilon: float, n_quantiles: int) -> bool:
     eps = check_epsilon(epsilon)
     m = check_int("n_quantiles", n_quantiles, minimum=1)
     return m >= 2 and nn >= 1 and eps * nn < NARROW_BELOW * m
+
+
+def choose_unbounded_method(*, n: int | None, epsilon: float) -> str:
+    """The method of ``median``/``quantile`` with ``bounds=None`` and ``method="auto"`` (public inputs only):
+    ``"exponential"`` (the scale-free exponential mechanism,
+    :class:`~smoothdp.central.scale_free.ScaleFreeQuantile`) when n is public (``n`` given) and
+    ε·n ≥ 64, else ``"unbounded"`` (:class:`~smoothdp.central.unbounded.UnboundedQuantile`). Below ε·n ≈ 60
+    the scale-free measure's octaves outside the data outweigh the data and its release can land anywhere
+    up to 2^1021, while AboveThreshold stops near 0 (docs/quantiles.md#no-bounds). Under add/remove
+    (``n=None``: n private) the rule cannot look at n: AboveThreshold."""
+    eps = check_epsilon(epsilon)
+    if n is None:
+        return "unbounded"
+    nn = check_int("n", n, minimum=0)
+    return "exponential" if eps * nn >= SCALE_FREE_MIN_EPSILON_N else "unbounded"

@@ -1,4 +1,5 @@
-"""``smoothdp.mean``, ``var`` and ``std``: the single-column moments (docs/central.md#means).
+"""``smoothdp.mean``, ``var`` and ``std``: the single-column moments
+(docs/theory/moments.md).
 
 Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bounds``, ``neighbours``,
 ``delta``, ``rng``, ``accountant``; the release's guarantee is exactly the ε passed, under the relation named
@@ -35,7 +36,6 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE
-from smoothdp.central.baselines import GlobalSensitivityMean
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
 from smoothdp.central.noisy_moments import NoisyMoments
@@ -89,7 +89,7 @@ def _only(method: str, **given: Any) -> None:
     """Refuse keywords that do not apply to ``method`` (given as name=(value, default))."""
     extra = [name for name, (value, default) in given.items() if value is not default and value != default]
     if extra:
-        raise TypeError(f"method={method!r} does not take {', '.join(extra)}")
+        raise TypeError(f"method={method!r} does not take {', '.join(map(repr, extra))}")
 
 
 class _AtHalfUnderSubstitution(Mechanism):
@@ -238,6 +238,8 @@ def mean(
     if chosen == "noisy_sum":
         _only(chosen, noise=(noise, None), delta=(delta, 0.0), beta=(beta, None))
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
+        from smoothdp.central.baselines import GlobalSensitivityMean  # scipy: loaded on this path only
+
         mech = GlobalSensitivityMean(bounds=(lower, upper), epsilon=eps, clip=clip, numerics=numerics)
         mech = _Clamped(mech, lower, upper) if clamp else mech
         return _run(mech, x, (lower, upper), clip, engine, **run)

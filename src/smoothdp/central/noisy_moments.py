@@ -11,7 +11,7 @@ record's contribution is as small as it can be):
 (adding or removing one record changes each by that record's own term), with staircase noise for each
 sensitivity (Geng & Viswanath 2016) at 30%, 40% and 30% of ε: the split that minimises the worst case of the
 first-order error W²/(4ε_N) + W²/(2ε₁) + W²/(4ε₂) of the variance below. Pure ε-DP under add/remove by
-basic composition (docs/theory/moments.md#variance-under-add-remove). The variance is post-processing:
+basic composition (docs/theory/moments.md#the-variance-when-n-is-private). The variance is post-processing:
 
     N' = max(Ñ, ddof + 1),  v = (S̃₂/N' − (S̃₁/N')²)·N'/(N' − ddof),
 
@@ -57,7 +57,7 @@ def _split_three(epsilon: float) -> tuple[float, float, float]:
 
 class NoisyMoments(Mechanism):
     """The variance (or standard deviation) from a noisy count, sum and sum of squares: pure ε-DP under
-    **add/remove** (module docstring; docs/theory/moments.md#variance-under-add-remove).
+    **add/remove** (module docstring; docs/theory/moments.md#the-variance-when-n-is-private).
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ class NoisyMoments(Mechanism):
     """
 
     name: ClassVar[str] = "variance from a noisy count, sum and sum of squares"
-    proof: ClassVar[str] = "docs/theory/moments.md#variance-under-add-remove"
+    proof: ClassVar[str] = "docs/theory/moments.md#the-variance-when-n-is-private"
     source = f"the Laplace-type mechanism on three sums and basic composition; {STAIRCASE_SOURCE}"
 
     def __init__(

@@ -121,6 +121,10 @@ class _OnPrivateRange(Mechanism):
     """Shared set-up and first stage of :class:`RangeMean` and :class:`RangeVariance`."""
 
     proof: ClassVar[str] = PROOF
+    source = (
+        "adaptive composition of a private range and the clipped statistic on it (instance-optimal mean "
+        f"estimation: Huang, Liang & Yi, NeurIPS 2021); range: {SweepRange.source}; {STAIRCASE_SOURCE}"
+    )
 
     def __init__(
         self,

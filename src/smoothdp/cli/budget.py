@@ -57,9 +57,9 @@ def add_parsers(commands: Any) -> None:
         default="substitution",
         choices=BUDGET_RELATIONS,
         help=(
-            "what the budget protects (default substitution: it also counts add/remove releases, the mean, "
-            "at 2ε by group privacy; add_remove takes only add/remove releases; metric: geo-privacy, ε per "
-            "unit of distance, for 'release geo-...')"
+            "what the budget protects (default substitution: it also counts add/remove releases, such as "
+            "'release mean --neighbours add_remove', at 2ε by group privacy; add_remove takes only "
+            "add/remove releases; metric: geo-privacy, ε per unit of distance, for 'release geo-...')"
         ),
     )
     init.add_argument(

@@ -114,8 +114,8 @@ def print_release(
     """A central release: its public fields, then the data holder's not-private values, each marked as such.
 
     ``--json``: :meth:`~smoothdp.Release.to_dict` (public fields only, values at full precision). The
-    record count is private under add/remove (mean): it is never printed, nor how many cells were imputed
-    or clipped.
+    record count is private under add/remove (``release mean --neighbours add_remove``): it is never
+    printed, nor how many cells were imputed or clipped.
     """
     if json_output:
         emit_json(release.to_dict(), simulation=simulation, budget=budget)

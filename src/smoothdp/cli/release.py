@@ -42,13 +42,17 @@ STATISTICS = ("median", "quantile", "quantiles", "trimmed-mean", "mean")
 #: Methods of 'median' and 'quantile'; 'quantiles' also takes joint_exp and recursive.
 METHODS = ("auto", "exponential", "smooth_sensitivity")
 QUANTILES_METHODS = (*METHODS, "joint_exp", "recursive")
+#: Methods of 'mean', under either relation (the library checks that the one asked for fits --neighbours).
+MEAN_METHODS = ("auto", "clipped", "private_range", "smooth_sensitivity", "noisy_sum")
+#: --neighbours of 'mean', the library's ``neighbours=`` (default substitution: n public).
+MEAN_NEIGHBOURS = ("substitution", "add_remove")
 JSON_EXAMPLE = "smoothdp release median - --column age --epsilon 1 --bounds 0 125 --json < people.csv"
 HELPS = {
     "median": "the private median (smoothdp.median)",
     "quantile": "one private quantile (smoothdp.quantile)",
     "quantiles": "several private quantiles under one ε (smoothdp.quantiles)",
     "trimmed-mean": "the private trimmed mean (smoothdp.trimmed_mean)",
-    "mean": "the private mean, under add/remove neighbours (smoothdp.mean)",
+    "mean": "the private mean (smoothdp.mean; substitution neighbours unless --neighbours add_remove)",
 }
 EXAMPLES = {
     "median": JSON_EXAMPLE,
@@ -92,6 +96,8 @@ def add_parsers(statistics: Any) -> None:
                     "joint_exp and recursive are for 'quantiles' only"
                 ),
             )
+        if name == "mean":
+            add_mean_options(parser)
         if name != "quantiles":
             add_noise_options(parser)
         add_numerics_option(parser)
@@ -105,6 +111,28 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help=inputs.FILE_HELP)
     parser.add_argument("--column", required=True, metavar="C", help="the column to use")
     parser.add_argument("--epsilon", required=True, type=float, metavar="E", help="privacy budget ε > 0")
+
+
+def add_mean_options(parser: argparse.ArgumentParser) -> None:
+    """``--neighbours`` and ``--method`` of the mean (:func:`smoothdp.mean`)."""
+    parser.add_argument(
+        "--neighbours",
+        default="substitution",
+        choices=MEAN_NEIGHBOURS,
+        help=(
+            "substitution (default: one record replaced, the record count public) or add_remove (one record "
+            "added or removed, the count private); the release is ε-DP under it"
+        ),
+    )
+    parser.add_argument(
+        "--method",
+        default="auto",
+        choices=MEAN_METHODS,
+        help=(
+            "auto (default: chosen from public parameters, see docs/means.md); clipped, private_range and "
+            "smooth_sensitivity under substitution; smooth_sensitivity and noisy_sum under add_remove"
+        ),
+    )
 
 
 def add_noise_options(parser: argparse.ArgumentParser) -> None:
@@ -164,11 +192,11 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def expected_guarantee(args: argparse.Namespace) -> PrivacyGuarantee:
     """The guarantee the release will declare, from its public parameters only: ε (and δ) under
-    add/remove for the mean, substitution for the others (tests/ledger/test_ledger_cli.py checks it
-    against the library)."""
+    ``--neighbours`` for the mean (default substitution), substitution for the others
+    (tests/ledger/test_ledger_cli.py checks it against the library)."""
     from smoothdp.privacy import ApproxDP, PureDP
 
-    neighbours = "add_remove" if args.statistic == "mean" else "substitution"
+    neighbours = args.neighbours if args.statistic == "mean" else "substitution"
     delta = getattr(args, "delta", 0.0)
     try:
         if delta:
@@ -208,7 +236,9 @@ def release_statistic(args: argparse.Namespace, data: Any, accountant: Accountan
         return smoothdp.quantile(data, args.q[0], method=args.method, **options)
     if args.statistic == "trimmed-mean":
         return smoothdp.trimmed_mean(data, args.trim, **options)
-    return smoothdp.mean(data, **options)
+    # --noise names a smooth-sensitivity family: under method auto it selects that method, as for the median.
+    method = "smooth_sensitivity" if args.method == "auto" and args.noise is not None else args.method
+    return smoothdp.mean(data, neighbours=args.neighbours, method=method, **options)
 
 
 def _run(args: argparse.Namespace) -> int:

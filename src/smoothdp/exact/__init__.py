@@ -29,7 +29,9 @@ __all__ = [
     "OutputGrid",
     "add_noise",
     "check_numerics",
+    "log_uniform_on_grid",
     "sampler_label",
+    "truncated_exponential_on_grid",
     "uniform_on_grid",
 ]
 
@@ -41,11 +43,13 @@ _EXPORTS = {
     "Enclosure": "smoothdp.exact.release",
     "add_noise": "smoothdp.exact.release",
     "check_numerics": "smoothdp.exact.release",
+    "log_uniform_on_grid": "smoothdp.exact.release",
+    "truncated_exponential_on_grid": "smoothdp.exact.release",
     "sampler_label": "smoothdp.exact.release",
     "uniform_on_grid": "smoothdp.exact.release",
 }
 #: The package's modules, reachable as attributes once imported on first access.
-_SUBMODULES = ("_core", "grid", "laws", "release")
+_SUBMODULES = ("_core", "arithmetic", "cauchy", "engine", "grid", "laws", "release")
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
@@ -58,6 +62,8 @@ if TYPE_CHECKING:
         Enclosure,
         add_noise,
         check_numerics,
+        log_uniform_on_grid,
         sampler_label,
+        truncated_exponential_on_grid,
         uniform_on_grid,
     )

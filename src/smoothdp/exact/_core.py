@@ -12,14 +12,17 @@ of the ideal draw.
 
 Two evaluators produce the enclosures:
 
-* the **fast path**: numpy/scipy in binary64 on the first 64-bit word of each uniform, every operation
-  followed by an outward widening by a documented relative error bound (:data:`ELEM_ERR` for the
-  elementary functions, :data:`BASIC_ERR` for + − × ÷, which IEEE 754 rounds correctly);
+* the **fast path**: numpy/scipy in binary64 on the first 64-bit word of each uniform (and again in
+  long double for the few elements binary64 leaves undecided, :mod:`smoothdp.exact.arithmetic`), every
+  operation followed by, or folded into, an outward widening by a documented relative error bound
+  (:data:`ELEM_ERR` for the elementary functions, :data:`BASIC_ERR` for + − × ÷, which IEEE 754 rounds
+  correctly);
 * the **slow path**: python-flint ``arb`` ball arithmetic (rigorous) on exact dyadic balls, used only for
   the elements the fast path leaves undecided, with more bits and precision until decided.
 
-Nothing here caps the work: an element is refined until decided (with probability 1 it is, since the
-ideal y hits a rounding boundary with probability 0).
+This module holds the pieces (uniforms, rounders, the law protocol, candidates); the loop over the
+elements is :func:`smoothdp.exact.engine.run`. Nothing caps the work: an element is refined until decided
+(with probability 1 it is, since the ideal y hits a rounding boundary with probability 0).
 """
 
 from __future__ import annotations
@@ -28,23 +31,29 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from flint import arb, ctx, fmpq
 from numpy.typing import NDArray
+
+from smoothdp.exact import _flint as flint
+
+if TYPE_CHECKING:
+    from flint import arb
 
 __all__ = [
     "BASIC_ERR",
     "ELEM_ERR",
+    "Candidates",
     "ExactLaw",
     "GridRounder",
     "Rounder",
     "Uniform",
+    "accept_slow",
+    "draw_accepted",
     "draw_words",
     "hi",
     "lo",
-    "run",
 ]
 
 F64 = NDArray[np.float64]
@@ -113,8 +122,22 @@ class Uniform:
         return Uniform((self.k << _WORD) | w, self.m + _WORD)
 
     def ball(self) -> arb:
-        """The exact arb ball [k/2^m, (k+1)/2^m] (needs ctx.prec ≥ m + 2)."""
-        return arb(fmpq(2 * self.k + 1, 1 << (self.m + 1)), fmpq(1, 1 << (self.m + 1)))
+        """The exact arb ball [k/2^m, (k+1)/2^m] (needs ctx.prec ≥ m + 2): midpoint (2k+1)·2^−(m+1) and
+        radius 2^−(m+1), both exact (built by exact operations, cheaper than from rationals)."""
+        scale, radius = _dyadic_unit(self.m)
+        return flint.arb(2 * self.k + 1) * scale + radius
+
+
+_DYADIC_UNITS: dict[int, tuple[arb, arb]] = {}
+
+
+def _dyadic_unit(m: int) -> tuple[arb, arb]:
+    """(2^−(m+1), the ball 0 ± 2^−(m+1)): exact arbs, made once per m."""
+    unit = _DYADIC_UNITS.get(m)
+    if unit is None:
+        scale = flint.arb(2) ** (-(m + 1))  # a power of two: exact at any precision
+        unit = _DYADIC_UNITS[m] = (scale, flint.arb(0, scale))
+    return unit
 
 
 # -- exact rounding -----------------------------------------------------------------------------------------
@@ -254,7 +277,7 @@ def _unsigned_uniforms(law: ExactLaw, words: U64, n: int) -> tuple[NDArray[np.bo
 
 
 @dataclass
-class _Candidates:
+class Candidates:
     neg: NDArray[np.bool_]
     ks: list[U64]
     ms: list[int]
@@ -262,19 +285,19 @@ class _Candidates:
     refined: dict[int, list[Uniform]]
 
 
-def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
+def draw_accepted(law: ExactLaw, n: int, rng: Any) -> Candidates:
     """n accepted candidates (all of them for a law without rejection), in stream order.
 
-    A law with its own candidate layout provides ``draw_accepted(n, rng) -> _Candidates``
+    A law with its own candidate layout provides ``draw_accepted(n, rng) -> Candidates``
     (:class:`~smoothdp.exact.laws.GeneralizedCauchyLaw`: one word per candidate).
     """
-    custom: Callable[[int, Any], _Candidates] | None = getattr(law, "draw_accepted", None)
+    custom: Callable[[int, Any], Candidates] | None = getattr(law, "draw_accepted", None)
     if custom is not None:
         return custom(n, rng)
     if not law.rejection:
         words = draw_words(rng, law.n_uniforms * n)
         neg, ks, ms = _unsigned_uniforms(law, words, n)
-        return _Candidates(neg, ks, ms, {})
+        return Candidates(neg, ks, ms, {})
     neg_parts: list[NDArray[np.bool_]] = []
     k_parts: list[list[U64]] = [[] for _ in range(law.n_uniforms)]
     refined: dict[int, list[Uniform]] = {}
@@ -290,7 +313,7 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
             state = law.accept_fast([b[0] for b in bounds], [b[1] for b in bounds])
         this_round: dict[int, list[Uniform]] = {}
         for i in np.flatnonzero(state < 0):
-            ok, us = _accept_slow(law, [Uniform(int(k[i]), mb) for k, mb in zip(ks, ms, strict=True)], rng)
+            ok, us = accept_slow(law, [Uniform(int(k[i]), mb) for k, mb in zip(ks, ms, strict=True)], rng)
             state[i] = 1 if ok else 0
             this_round[int(i)] = us
         take = np.flatnonzero(state == 1)[:missing]
@@ -302,109 +325,18 @@ def _draw_accepted(law: ExactLaw, n: int, rng: Any) -> _Candidates:
         for j in range(law.n_uniforms):
             k_parts[j].append(ks[j][take])
         filled += take.size
-    return _Candidates(np.concatenate(neg_parts), [np.concatenate(p) for p in k_parts], ms, refined)
+    return Candidates(np.concatenate(neg_parts), [np.concatenate(p) for p in k_parts], ms, refined)
 
 
-def _accept_slow(law: ExactLaw, us: list[Uniform], rng: Any) -> tuple[bool, list[Uniform]]:
+def accept_slow(law: ExactLaw, us: list[Uniform], rng: Any) -> tuple[bool, list[Uniform]]:
     prec = max(u.m for u in us) + 64
     while True:
-        with ctx.workprec(prec):
+        with flint.ctx.workprec(prec):
             decision = law.accept_ball([u.ball() for u in us])
         if decision is not None:
             return decision, us
         us = [u.refine(rng) for u in us]
         prec += _WORD
-
-
-@dataclass
-class Stats:
-    """Counts of the last run (for benchmarks): elements, and those the slow path decided."""
-
-    elements: int = 0
-    slow: int = 0
-
-
-LAST_STATS = Stats()
-
-
-def run(law: ExactLaw, affine: Affine, n: int, rounder: Rounder, rng: Any) -> F64:
-    """R(c + S·Z) for n i.i.d. draws Z of ``law``: an (n, dimension) float array, exactly."""
-    d = law.dimension
-    cand = _draw_accepted(law, n, rng)
-    lows, highs = zip(*(float_bounds(k, mb) for k, mb in zip(cand.ks, cand.ms, strict=True)), strict=True)
-    out = np.empty((n, d))
-    undecided = np.zeros(n, dtype=np.bool_)
-    with np.errstate(all="ignore"):
-        encl = law.fast(list(lows), list(highs))
-        for j, (z_lo, z_hi) in enumerate(encl):
-            if law.signed:  # Z = ±|Z|: the enclosure flips with the sign
-                z_lo, z_hi = np.where(cand.neg, -z_hi, z_lo), np.where(cand.neg, -z_lo, z_hi)
-            y_lo = _affine_end(affine.c_lo[:, j], affine.s_lo[:, j], affine.s_hi[:, j], z_lo, lower=True)
-            y_hi = _affine_end(affine.c_hi[:, j], affine.s_lo[:, j], affine.s_hi[:, j], z_hi, lower=False)
-            r_lo = rounder.round_float(y_lo)
-            r_hi = rounder.round_float(y_hi)
-            out[:, j] = r_lo
-            undecided |= ~(r_lo == r_hi)  # nan (no enclosure) is undecided too
-    slow = np.flatnonzero(undecided)
-    for i in slow:
-        us = cand.refined.get(int(i)) or [
-            Uniform(int(k[i]), mb) for k, mb in zip(cand.ks, cand.ms, strict=True)
-        ]
-        out[i] = _decide_slow(law, affine, int(i), bool(cand.neg[i]), us, rounder, rng)
-    LAST_STATS.elements = n
-    LAST_STATS.slow = int(slow.size)
-    return out
-
-
-def _affine_end(c: F64, s_lo: F64, s_hi: F64, z: F64, *, lower: bool) -> F64:
-    """A certified lower (upper) end of c + S·z over S ∈ [s_lo, s_hi] (S ≥ 0), z a lower (upper) end."""
-    # min over S of S·z is s_lo·z for z ≥ 0 and s_hi·z for z < 0 (max: the other way round).
-    if lower:
-        p = np.where(z >= 0, s_lo, s_hi) * z
-        p = p - np.abs(p) * (2.0 * BASIC_ERR) - TINY
-        y = c + p
-        out: F64 = y - np.abs(y) * (2.0 * BASIC_ERR) - TINY
-    else:
-        p = np.where(z >= 0, s_hi, s_lo) * z
-        p = p + np.abs(p) * (2.0 * BASIC_ERR) + TINY
-        y = c + p
-        out = y + np.abs(y) * (2.0 * BASIC_ERR) + TINY
-    # 0·inf: S = 0 gives c exactly whatever z is.
-    return np.where(s_hi == 0, c, out)
-
-
-def _decide_slow(
-    law: ExactLaw, affine: Affine, i: int, neg: bool, us: list[Uniform], rounder: Rounder, rng: Any
-) -> NDArray[np.float64]:
-    """Refine element i's uniforms and the arb precision until every coordinate's rounding is decided."""
-    prec = max(u.m for u in us) + 128
-    res = np.empty(law.dimension)
-    while True:
-        if prec > 1 << 20:
-            raise RuntimeError(
-                "exact release: no decision at 2^20 bits of precision; an Enclosure.refine that does "
-                "not converge to the statistic's value is a bug in the caller"
-            )
-        with ctx.workprec(prec):
-            zs = law.ball([u.ball() for u in us])
-            s = affine.s_arb(i)
-            done = True
-            for j, z in enumerate(zs):
-                zz = -z if neg else z
-                y = affine.c_arb(i, j) + (s * zz if not _is_zero(s) else arb(0))
-                r = round_ball(y, rounder)
-                if r is None:
-                    done = False
-                    break
-                res[j] = r
-        if done:
-            return res
-        us = [u.refine(rng) for u in us]
-        prec += _WORD
-
-
-def _is_zero(s: arb) -> bool:
-    return bool(s.is_zero())
 
 
 def end_fraction(end: arb) -> Fraction:

@@ -15,12 +15,12 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from flint import arb, ctx, fmpq
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.exact import _core
+from smoothdp.exact import _core, engine
+from smoothdp.exact import _flint as flint
 from smoothdp.exact.grid import OutputGrid
-from smoothdp.exact.laws import UniformLaw
+from smoothdp.exact.laws import LogUniformLaw, TruncatedExponentialLaw, UniformLaw
 
 __all__ = [
     "FLOAT_SAMPLER_LABEL",
@@ -29,7 +29,9 @@ __all__ = [
     "Enclosure",
     "add_noise",
     "check_numerics",
+    "log_uniform_on_grid",
     "sampler_label",
+    "truncated_exponential_on_grid",
     "uniform_on_grid",
 ]
 
@@ -132,20 +134,18 @@ def add_noise(
     shape = np.broadcast_shapes(base, s.shape, _as_shape(size))
     n = math.prod(shape)
     full = (*shape, dim)
-    index = np.broadcast_to(
-        np.arange(math.prod(c_shape)).reshape(c_shape if dim == 2 else (*c_shape, 1)), full
-    ).reshape(n, dim)
-    s_flat = np.broadcast_to(s, shape).reshape(n)
-    s2 = np.repeat(s_flat[:, None], dim, axis=1)
+    c_lo, c_hi, c_index = _center_rows(parsed, base, shape, dim)
+    s_flat = s.reshape(n) if s.shape == shape else np.broadcast_to(s, shape).reshape(n)
+    s2 = np.broadcast_to(s_flat.reshape(n, 1), (n, dim))
     affine = _core.Affine(
-        c_lo=parsed.lo.reshape(-1)[index],
-        c_hi=parsed.hi.reshape(-1)[index],
+        c_lo=c_lo,
+        c_hi=c_hi,
         s_lo=s2,
         s_hi=s2,
-        c_arb=lambda i, j: parsed.arb(int(index[i, j])),
-        s_arb=lambda i: arb(float(s_flat[i])),
+        c_arb=lambda i, j: parsed.arb(c_index(i, j)),
+        s_arb=lambda i: flint.arb(float(s_flat[i])),
     )
-    out = _core.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
+    out = engine.run(law, affine, n, _rounder(grid), rng) if n else np.empty((0, dim))
     res = out.reshape(full) if dim == 2 else out.reshape(shape)
     return float(res) if res.ndim == 0 else res
 
@@ -181,12 +181,96 @@ def uniform_on_grid(
         c_hi=lo_f,
         s_lo=np.where(d == 0, 0.0, d_lo),
         s_hi=np.where(d == 0, 0.0, d_hi),
-        c_arb=lambda i, j: arb(float(lo_f[i, 0])),
-        s_arb=lambda i: arb(float(hi_f[i, 0])) - arb(float(lo_f[i, 0])),
+        c_arb=lambda i, j: flint.arb(float(lo_f[i, 0])),
+        s_arb=lambda i: flint.arb(float(hi_f[i, 0])) - flint.arb(float(lo_f[i, 0])),
     )
-    out = _core.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
+    out = engine.run(UniformLaw(1.0), affine, n, _rounder(grid), rng) if n else np.empty((0, 1))
     res = out.reshape(shape)
     return float(res) if res.ndim == 0 else res
+
+
+def truncated_exponential_on_grid(
+    lower: float,
+    upper: float,
+    *,
+    rate: float,
+    increasing: bool,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str = "exact",
+) -> float:
+    """Release ``grid.round(lower + (upper − lower)·W)`` exactly, W on [0, 1] with density ∝ e^{−rate·w}
+    (or ∝ e^{rate·w} when ``increasing``): a truncated exponential on [lower, upper] decaying away from
+    ``lower`` (towards ``upper``). Finite floats lower ≤ upper; 0 < rate ≤ 700."""
+    check_numerics(numerics)
+    lo_f, hi_f = float(lower), float(upper)
+    if not (math.isfinite(lo_f) and math.isfinite(hi_f) and lo_f <= hi_f):
+        raise ValueError("truncated_exponential_on_grid needs finite lower ≤ upper")
+    if not 0.0 < rate <= 700.0:
+        raise ValueError(f"rate must lie in (0, 700]; got {rate!r}")
+    law = TruncatedExponentialLaw(rate, increasing=increasing)
+    if numerics == "float":
+        u = float(rng.random())
+        w = (
+            math.log1p(u * math.expm1(rate)) / rate
+            if increasing
+            else -math.log1p(-u * -math.expm1(-rate)) / rate
+        )
+        return lo_f + (hi_f - lo_f) * min(max(w, 0.0), 1.0)
+    return _affine_draw(law, lo_f, lo_f, hi_f, grid, rng)
+
+
+def log_uniform_on_grid(
+    lower: float,
+    upper: float,
+    *,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    numerics: str = "exact",
+) -> float:
+    """Release ``grid.round(Y)`` exactly, Y log-uniform on [lower, upper] (density ∝ 1/y), for floats
+    0 < lower < upper; the mirror image −Y for upper < lower < 0 ... is the caller's (R is odd)."""
+    check_numerics(numerics)
+    lo_f, hi_f = float(lower), float(upper)
+    if not (math.isfinite(lo_f) and math.isfinite(hi_f) and 0.0 < lo_f < hi_f):
+        raise ValueError("log_uniform_on_grid needs finite 0 < lower < upper")
+    if numerics == "float":
+        return lo_f * math.exp(float(rng.random()) * math.log(hi_f / lo_f))
+    return _affine_draw(LogUniformLaw(lo_f, hi_f), lo_f, lo_f, hi_f, grid, rng, multiplier=lo_f)
+
+
+def _affine_draw(
+    law: Any,
+    center: float,
+    lower: float,
+    upper: float,
+    grid: OutputGrid,
+    rng: np.random.Generator,
+    multiplier: float | None = None,
+) -> float:
+    """R(center + S·Z) for one draw Z of ``law``, S = ``multiplier`` (exact float) or upper − lower (exact
+    in arb, enclosed in floats)."""
+    c = np.full((1, 1), center)
+    if multiplier is None:
+        with np.errstate(all="ignore"):
+            d = np.full((1, 1), upper - lower)
+            s_lo = np.maximum(_core.lo(d, _core.BASIC_ERR), 0.0)
+            s_hi = _core.hi(d, _core.BASIC_ERR)
+        s_lo, s_hi = np.where(d == 0, 0.0, s_lo), np.where(d == 0, 0.0, s_hi)
+
+        def s_arb(i: int) -> Any:
+            return flint.arb(upper) - flint.arb(lower)
+
+    else:
+        s_lo = s_hi = np.full((1, 1), multiplier)
+
+        def s_arb(i: int) -> Any:
+            return flint.arb(multiplier)
+
+    affine = _core.Affine(
+        c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: flint.arb(center), s_arb=s_arb
+    )
+    return float(engine.run(law, affine, 1, _rounder(grid), rng)[0, 0])
 
 
 # -- helpers ------------------------------------------------------------------------------------------------
@@ -196,6 +280,25 @@ def _as_shape(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     if isinstance(size, int | np.integer):
         return (int(size),)
     return tuple(int(k) for k in size)
+
+
+def _center_rows(
+    parsed: _ParsedCenter, base: tuple[int, ...], shape: tuple[int, ...], dim: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Callable[[int, int], int]]:
+    """The center's bounds as (n, dim) rows of the output (views where the shapes allow it), and the flat
+    index of the center element behind row i, coordinate j."""
+    n = math.prod(shape)
+    if base == shape:  # one center per output element: the rows are the center itself
+        return parsed.lo.reshape(n, dim), parsed.hi.reshape(n, dim), lambda i, j: i * dim + j
+    if math.prod(base) == 1:  # one center for every output element
+        rows = (n, dim)
+        lo_, hi_ = parsed.lo.reshape(1, dim), parsed.hi.reshape(1, dim)
+        return np.broadcast_to(lo_, rows), np.broadcast_to(hi_, rows), lambda i, j: j
+    index = np.broadcast_to(
+        np.arange(math.prod(parsed.shape)).reshape(parsed.shape if dim == 2 else (*parsed.shape, 1)),
+        (*shape, dim),
+    ).reshape(n, dim)
+    return parsed.lo.reshape(-1)[index], parsed.hi.reshape(-1)[index], lambda i, j: int(index[i, j])
 
 
 def _rounder(grid: OutputGrid) -> _core.GridRounder:
@@ -223,28 +326,27 @@ def _parse_center(center: Center) -> _ParsedCenter:
 
         def enclosure_arb(i: int) -> Any:
             if refine is None:
-                return (arb(float(lo_flat[i])) + arb(float(hi_flat[i]))) / 2
-            value = refine(i, ctx.prec)
+                return (flint.arb(float(lo_flat[i])) + flint.arb(float(hi_flat[i]))) / 2
+            value = refine(i, flint.ctx.prec)
             if isinstance(value, Fraction):
-                return arb(fmpq(value.numerator, value.denominator))
-            return arb(value)
+                return flint.arb(flint.fmpq(value.numerator, value.denominator))
+            return flint.arb(value)
 
-        return _ParsedCenter(c_lo.shape, c_lo.copy(), c_hi.copy(), enclosure_arb)
+        return _ParsedCenter(c_lo.shape, c_lo, c_hi, enclosure_arb)
     if isinstance(center, Fraction):
         f_lo, f_hi = _core.fraction_float_bounds(center)
-        q = fmpq(center.numerator, center.denominator)
-        return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: arb(q))
+        q = flint.fmpq(center.numerator, center.denominator)
+        return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: flint.arb(q))
     arr = np.asarray(center)
     if arr.dtype == object:
         items = [Fraction(x) for x in arr.reshape(-1)]
         bounds = np.array([_core.fraction_float_bounds(x) for x in items], dtype=np.float64).reshape(-1, 2)
-        qs = [fmpq(x.numerator, x.denominator) for x in items]
-        return _ParsedCenter(
-            arr.shape, bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape), lambda i: arb(qs[i])
-        )
+        qs = [flint.fmpq(x.numerator, x.denominator) for x in items]
+        lows, highs = bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape)
+        return _ParsedCenter(arr.shape, lows, highs, lambda i: flint.arb(qs[i]))
     c = np.asarray(center, dtype=np.float64)
     flat = c.reshape(-1)
-    return _ParsedCenter(c.shape, c, c, lambda i: arb(float(flat[i])))
+    return _ParsedCenter(c.shape, c, c, lambda i: flint.arb(float(flat[i])))
 
 
 def _add_noise_float(

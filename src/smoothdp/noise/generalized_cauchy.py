@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact.laws import GeneralizedCauchyLaw
+from smoothdp.exact.cauchy import GeneralizedCauchyLaw
 from smoothdp.noise._base import NoiseDistribution, Size
 from smoothdp.noise._beta_tail import abs_sf, abs_sf_inverse, log_y_of
 from smoothdp.validation import check_in_range
@@ -54,7 +54,7 @@ class GeneralizedCauchy(NoiseDistribution):
       envelope is redrawn from a fresh exponential (memorylessness of the Pareto), so the polynomial
       tail has no 2⁻⁵³ floor. Not root finding, and not the Beta transform itself: the tests check
       the law (KS, χ² on equal-probability bins, extreme γ) against the CDF.
-    * Hardened sampling (default, :class:`~smoothdp.exact.laws.GeneralizedCauchyLaw`): the same envelope
+    * Hardened sampling (default, :class:`~smoothdp.exact.cauchy.GeneralizedCauchyLaw`): the same envelope
       and acceptance ratio with one 64-bit word per candidate too (sign, the first 10 bits of V, the
       first 53 bits of U), but each uniform is an infinite bit string continued by fresh words when a
       decision needs them: "V < a(x(U))" is decided on certified float bounds, then on V's next word,
