@@ -94,8 +94,8 @@ __all__ = [
     "std",
     "sum",
     "trimmed_mean",
-    "var",
     "unbounded_quantile",
+    "var",
 ]
 
 _EXPORTS = {
@@ -213,8 +213,8 @@ if TYPE_CHECKING:
     from smoothdp.central.mechanisms import SmoothSensitivityMechanism
     from smoothdp.central.moments import ClippedMean, ClippedVariance
     from smoothdp.central.moments_api import mean, std, var
-    from smoothdp.central.noisy_moments import NoisyMoments
     from smoothdp.central.no_bounds import private_range, unbounded_quantile
+    from smoothdp.central.noisy_moments import NoisyMoments
     from smoothdp.central.piecewise_laplace import PiecewiseLaplace
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
