@@ -114,7 +114,7 @@ class _AtHalfUnderSubstitution(Mechanism):
     def _release(self, prepared: Any, rng: np.random.Generator) -> Release:
         inner = self.inner._release(prepared, rng)  # charged here, for the declared guarantee
         details = {**inner.details, "neighbours": "substitution"}
-        details["epsilon_add_remove"] = self.inner.guarantee.epsilon
+        details["epsilon_add_remove"] = self.inner.guarantee.epsilon  # type: ignore[attr-defined]
         return dataclasses.replace(
             inner, guarantee=self.guarantee, mechanism=self.name, source=self.source, details=details
         )
@@ -226,7 +226,8 @@ def mean(
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
         _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
-        common = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase", "clip": clip}
+        common: dict[str, Any] = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase"}
+        common.update(clip=clip)
         common.update(clamp=clamp, numerics=numerics)
         if chosen == "clipped":
             _only(chosen, range_fraction=(range_fraction, None))

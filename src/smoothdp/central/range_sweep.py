@@ -62,11 +62,14 @@ _RELATIONS = ("substitution", "add_remove")
 class RangeFinder(Protocol):
     """A private range finder: ``find`` returns (a, b), an ``epsilon``-DP output under ``neighbours``."""
 
-    epsilon: float
-    neighbours: str
-    name: str
-    source: str
-    proof: str
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def neighbours(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
     def find(self, sorted_values: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]: ...
 
