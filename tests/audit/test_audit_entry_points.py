@@ -80,6 +80,19 @@ ENTRY: dict[str, Callable[..., Release]] = {
         x, [0.1, 0.5, 0.9], **{"epsilon": 1.0, "bounds": B, "method": "smooth_sensitivity", **k}
     ),
     "mean": lambda x, **k: sd.mean(x, **{"epsilon": 1.0, "bounds": B, **k}),
+    "mean_private_range": lambda x, **k: sd.mean(
+        x, **{"epsilon": 1.0, "bounds": B, "method": "private_range", **k}
+    ),
+    "mean_add_remove": lambda x, **k: sd.mean(
+        x, **{"epsilon": 1.0, "bounds": B, "neighbours": "add_remove", **k}
+    ),
+    "var": lambda x, **k: sd.var(x, **{"epsilon": 1.0, "bounds": B, "ddof": 0, **k}),
+    "std_private_range": lambda x, **k: sd.std(
+        x, **{"epsilon": 1.0, "bounds": B, "method": "private_range", "ddof": 0, **k}
+    ),
+    "var_add_remove": lambda x, **k: sd.var(
+        x, **{"epsilon": 1.0, "bounds": B, "neighbours": "add_remove", **k}
+    ),
     "trimmed_mean": lambda x, **k: sd.trimmed_mean(x, 0.1, **{"epsilon": 1.0, "bounds": B, **k}),
     "private_clip_mean": lambda x, **k: sd.private_clip_mean(x, **{"epsilon": 1.0, "bounds": B, **k}),
     "median_private_bounds": lambda x, **k: sd.median(x, **{"epsilon": 1.0, "bounds": "private", **k}),
@@ -112,7 +125,8 @@ PRIVATE_BOUNDS = {
     "median_no_bounds_range",
     "quantiles_no_bounds",
 }
-#: Entry points whose statistic is defined on empty data (documented: n public, or the add/remove mean).
+#: Entry points whose statistic is defined on empty data (documented: n public, or the add/remove mean and
+#: variance).
 EMPTY_OK = {
     "median",
     "median_exponential",
@@ -123,7 +137,8 @@ EMPTY_OK = {
     "quantiles_joint_exp",
     "quantiles_recursive",
     "quantiles_exponential",
-    "mean",
+    "mean_add_remove",
+    "var_add_remove",
     "median_private_bounds",
     "quantiles_private_bounds",
     "median_inverse_sensitivity",
@@ -143,11 +158,16 @@ def _run_quiet(f: Callable[[], Release]) -> tuple[Release, list[str]]:
     return release, [f"{w.category.__name__}: {w.message}" for w in caught]
 
 
+#: Where a variance or standard deviation of records in [LO, HI] lies (the data bounds hold the others).
+SPREAD_RANGE = {"var": (0.0, (HI - LO) ** 2 / 2), "std": (0.0, (HI - LO) / math.sqrt(2.0))}
+
+
 def _check_value(name: str, release: Release) -> None:
     value = np.asarray(release.value, dtype=np.float64)
     assert np.all(np.isfinite(value)), (name, value)
     if name not in PRIVATE_BOUNDS:
-        assert np.all((value >= LO) & (value <= HI)), (name, value)
+        lo, hi = SPREAD_RANGE.get(name.split("_")[0], (LO, HI))
+        assert np.all((value >= lo) & (value <= hi)), (name, value)
     if name.startswith("quantiles"):
         assert value.shape == (3,)
     else:
@@ -239,8 +259,8 @@ def test_empty_data_is_a_clear_error(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EMPTY_OK))
 def test_empty_data_releases(name: str) -> None:
-    """Documented: the exponential-mechanism quantiles (n = 0 public) and the add/remove mean (noise around
-    the midpoint) release on empty data."""
+    """Documented: the exponential-mechanism quantiles (n = 0 public), the add/remove mean (noise around the
+    midpoint) and the add/remove variance (noisy sums) release on empty data."""
     release, caught = _run_quiet(lambda: ENTRY[name]([], rng=1))
     assert caught == []
     _check_value(name, release)
@@ -286,6 +306,7 @@ PRIVATE_DETAILS = {
     "epsilon_float_margin",
     "epsilon_in_weights",
     "clip_range",
+    "reverted_to_bounds",
     "direction",  # AboveThreshold's walk (bounds=None): its output
     "steps",
     "stopped",

@@ -232,7 +232,7 @@ class RangeMean(_OnPrivateRange):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         values = super()._prepare(data)
         if values.size == 0:
-            raise ValueError("the mean under substitution needs at least one record (n is public)")
+            raise ValueError("x must hold at least 1 value: the mean under substitution (n is public)")
         return values
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
@@ -282,8 +282,8 @@ class RangeVariance(_OnPrivateRange):
         values = super()._prepare(data)
         if values.size <= self.ddof:
             raise ValueError(
-                f"the variance with ddof={self.ddof} needs more than {self.ddof} record(s) (n is public "
-                f"under substitution); got n={values.size}"
+                f"x must hold at least {self.ddof + 1} value(s): the variance with ddof={self.ddof} "
+                f"(n is public under substitution); got n={values.size}"
             )
         return values
 
