@@ -18,7 +18,7 @@ import pytest
 #: Heavy modules that ``import smoothdp`` must not load (seconds of import time between them).
 HEAVY = ("scipy.stats", "scipy.optimize", "scipy.signal", "flint", "matplotlib", "tqdm")
 #: The subpackages in ``smoothdp.__all__``.
-SUBPACKAGES = ("audit", "central", "geo", "noise", "sensitivity", "smoothed_dp")
+SUBPACKAGES = ("audit", "central", "geo", "noise", "sensitivity", "smoothed_dp", "tables")
 #: The packages whose public names are lazy.
 LAZY_PACKAGES = (
     "smoothdp",
@@ -31,6 +31,7 @@ LAZY_PACKAGES = (
     "smoothdp.noise",
     "smoothdp.sensitivity",
     "smoothdp.smoothed_dp",
+    "smoothdp.tables",
 )
 
 

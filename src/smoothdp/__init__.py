@@ -32,13 +32,16 @@ __all__ = [
     "NotPrivate",
     "PureDP",
     "Release",
+    "TableRelease",
     "__version__",
+    "aggregate",
     "audit",
     "calibrate",
     "central",
     "compose",
     "count",
     "default_rng",
+    "describe",
     "geo",
     "histogram",
     "mean",
@@ -51,6 +54,7 @@ __all__ = [
     "smoothed_dp",
     "std",
     "sum",
+    "tables",
     "trimmed_mean",
     "var",
 ]
@@ -81,6 +85,9 @@ _EXPORTS = {
     "NotPrivate": "smoothdp.release",
     "Release": "smoothdp.release",
     "default_rng": "smoothdp.rng",
+    "aggregate": "smoothdp.tables.grouped_release",
+    "describe": "smoothdp.tables.summary",
+    "TableRelease": "smoothdp.tables.release",
 }
 # Packages in __all__, then the other modules reachable as attributes (``smoothdp.exact``).
 _SUBMODULES = (
@@ -90,6 +97,7 @@ _SUBMODULES = (
     "noise",
     "sensitivity",
     "smoothed_dp",
+    "tables",
     "accounting",
     "calibration",
     "cli",
@@ -107,7 +115,7 @@ _SUBMODULES = (
 __getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
 if TYPE_CHECKING:
-    from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp
+    from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp, tables
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
     from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
@@ -118,3 +126,6 @@ if TYPE_CHECKING:
     from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
     from smoothdp.release import NotPrivate, Release
     from smoothdp.rng import default_rng
+    from smoothdp.tables.grouped_release import aggregate
+    from smoothdp.tables.release import TableRelease
+    from smoothdp.tables.summary import describe

@@ -24,7 +24,7 @@ import numpy as np
 from smoothdp.keywords import check_keywords_of
 from smoothdp.privacy import PrivacyGuarantee
 
-__all__ = ["SIMULATION_NOTE", "NotPrivate", "Release"]
+__all__ = ["SIMULATION_NOTE", "NotPrivate", "Release", "jsonable"]
 
 #: What the guarantee text of a simulation (seeded or non-cryptographic generator) says.
 SIMULATION_NOTE = "SIMULATION (seeded or non-cryptographic generator): not private"
@@ -70,6 +70,12 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, PrivacyGuarantee):
         return _jsonable(value.as_dict())
     return value
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON values: floats at full precision (non-finite as strings), arrays and tuples
+    as lists, guarantees as their dicts (what :meth:`Release.to_dict` uses)."""
+    return _jsonable(value)
 
 
 @dataclass(frozen=True, repr=False)

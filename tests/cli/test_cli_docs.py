@@ -34,8 +34,25 @@ def folder(tmp_path, monkeypatch):
     shutil.copy(
         Path(smoothdp.__file__).parent / "data" / "election_2020_president.csv", tmp_path / "election.csv"
     )
+    write_survey(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def write_survey(folder: Path) -> None:
+    """survey.csv (person,county,sex,income,age: 600 rows of 250 persons, a few missing or infinite cells),
+    counties.txt (four public counties, one with no row) and cells.csv (public (county, sex) pairs)."""
+    rng = np.random.default_rng(21)
+    counties = np.array(["Alameda", "Fresno", "Kern", "Marin", "Yolo"])  # Yolo is not listed
+    rows = ["person,county,sex,income,age"]
+    for i in range(600):
+        income = f"{rng.lognormal(10.8, 0.7):.0f}" if i % 97 else ("" if i % 2 else "inf")
+        age = int(rng.integers(18, 90))
+        county = counties[rng.choice(5, p=[0.45, 0.3, 0.15, 0.0, 0.1])]
+        rows.append(f"p{int(rng.integers(0, 250))},{county},{'FM'[i % 2]},{income},{age}")
+    (folder / "survey.csv").write_text("\n".join(rows) + "\n")
+    (folder / "counties.txt").write_text("Alameda\nFresno\nKern\nMarin\n")
+    (folder / "cells.csv").write_text("county,sex\nAlameda,F\nAlameda,M\nFresno,F\nFresno,M\nMarin,F\n")
 
 
 def test_the_page_shows_every_command():
@@ -49,6 +66,14 @@ def test_the_page_shows_every_command():
         "budget init",
         "--bounds private",
         "--neighbours metric",
+        "release count",
+        "release sum",
+        "release histogram",
+        "release var",
+        "release table",
+        "--by",
+        "--keys private",
+        "--privacy-unit",
     ):
         assert command in shown, command
 
@@ -63,3 +88,17 @@ def test_the_commands_of_the_page_run_in_order(capsys, folder):
     assert (folder / "reports.csv").read_text().startswith("report_1,report_2,report_3\n")
     with smoothdp.Accountant.open(folder / "geo.db") as acc:
         assert acc.spent.epsilon == 0.00125 and acc.neighbours == "metric"
+
+
+def test_the_worked_table_example_prints_what_the_page_shows(capsys, folder):
+    """The page's grouped example (seeded: a simulation) is followed by its output, as printed."""
+    text = PAGE.read_text(encoding="utf-8")
+    command, shown = re.search(
+        r"```bash\n(smoothdp release table [^\n]*--seed 1)\n```\n\n<!-- output:[^\n]*-->\n```text\n(.*?)```",
+        text,
+        flags=re.S,
+    ).groups()
+    assert main(shlex.split(command)[1:]) == 0
+    out = capsys.readouterr().out
+    assert out == shown
+    assert "Marin" in out and "Yolo" not in out  # the empty listed county has a row, the unlisted none

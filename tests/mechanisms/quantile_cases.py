@@ -46,9 +46,12 @@ ATOM_MASS_PER_SPACING = 2.0**-14
 
 
 @functools.lru_cache(maxsize=16)
-def _atoms_of(spec: Any, lower: float, upper: float) -> dict[float, float]:
+def _atoms_of(
+    spec: Any, lower: float, upper: float, per_spacing: float = ATOM_MASS_PER_SPACING
+) -> dict[float, float]:
     """The atoms of a ``lattice=`` value in [lower, upper] with their masses, from the documented definition
-    (tests/central/atoms_law.py: correctly rounded fl(k·P/Q), mass 2^-14·fl(P/Q) summed over the levels)."""
+    (tests/central/atoms_law.py: correctly rounded fl(k·P/Q), mass per_spacing·fl(P/Q) summed over the
+    levels; 2^-14 light, 64 heavy)."""
     import os
     import sys
 
@@ -56,7 +59,15 @@ def _atoms_of(spec: Any, lower: float, upper: float) -> dict[float, float]:
     from atoms_law import atom_masses
     from greedy_law import spec_levels
 
-    return atom_masses(spec_levels(spec), ATOM_MASS_PER_SPACING, lower, upper)
+    return atom_masses(spec_levels(spec), per_spacing, lower, upper)
+
+
+def _spacings(spec: Any) -> list[float]:
+    """The documented spacings fl(P/Q) of a ``lattice=`` value's levels."""
+    _atoms_of(spec, 0.0, 1.0)  # puts tests/central on the path
+    from greedy_law import spec_levels
+
+    return [p / q for p, q in spec_levels(spec)]
 
 
 def _tie_dist(xs: np.ndarray, t: float, y: np.ndarray) -> np.ndarray:
@@ -200,9 +211,244 @@ def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     )
 
 
+# -- add/remove neighbours (docs/theory/quantiles.md#adding-or-removing-a-record) -----------------------
+def _log_capped_density(
+    xs: Any,
+    lower: float,
+    upper: float,
+    q: float,
+    coef: float,
+    cap: float,
+    atoms: dict[float, float] | None,
+    y: Any,
+) -> np.ndarray:
+    """ln of the density ∝ exp(−coef·min(dist(q·n, [#{x < y}, #{x ≤ y}]), cap)) w.r.t. Lebesgue on
+    [lower, upper] (+ Σ mass·δ_atom), written out from scratch; the target q·n moves with n."""
+    xs = np.sort(np.asarray(xs, float))
+    t = q * xs.size
+
+    def dist(v: np.ndarray) -> np.ndarray:
+        return np.minimum(_tie_dist(xs, t, np.atleast_1d(v)), cap)
+
+    cuts = np.unique(np.concatenate(([lower, upper], xs)))
+    mids = 0.5 * (cuts[:-1] + cuts[1:])
+    z = float(np.sum(np.diff(cuts) * np.exp(-coef * dist(mids))))
+    if atoms is not None:
+        pts = np.array(list(atoms), dtype=float)
+        z += float(np.sum(np.array(list(atoms.values())) * np.exp(-coef * dist(pts))))
+    return -coef * dist(np.asarray(y, float)) - math.log(z)
+
+
+#: The atom masses per unit of spacing of the add/remove lattice test's outcomes (heavy: 64).
+HEAVY_PER_SPACING = 64.0
+
+
+def _test_losses(
+    x: Any, x2: Any, atoms: dict[float, float], epsilon_test: float
+) -> dict[str, tuple[float, float]]:
+    """The add/remove lattice test written out: S = 2·#(records that are atoms) − n plus discrete Laplace
+    noise of scale t = 1/ε_t (rounded up), reported exactly, heavy atoms iff S + Z ≥ 3t. For each outcome
+    (heavy, light): the sup over the reports leading to it of ln P(report | x)/P(report | x'), and the
+    reverse. (Records lie in the bounds, so membership in the atoms of the bounds decides.)"""
+    t = math.nextafter(1.0 / epsilon_test, math.inf)
+
+    def stat(data: Any) -> int:
+        data = np.asarray(data, float)
+        return int(2 * sum(float(v) in atoms for v in data) - data.size)
+
+    s1, s2 = stat(x), stat(x2)
+    # beyond both statistics the ratio is constant: the reports below, between and above them all appear
+    v = np.arange(min(s1, s2, math.floor(3.0 * t)) - 40, max(s1, s2, math.ceil(3.0 * t)) + 41)
+    ratio = (np.abs(v - s2) - np.abs(v - s1)) / t  # ln pmf(v − s1) − ln pmf(v − s2)
+    heavy = v >= 3.0 * t
+    return {
+        "heavy": (float(ratio[heavy].max()), float(-ratio[heavy].min())),
+        "light": (float(ratio[~heavy].max()), float(-ratio[~heavy].min())),
+    }
+
+
+def _branch_atoms(spec: Any, lower: float, upper: float, branch: str) -> dict[float, float]:
+    per_spacing = HEAVY_PER_SPACING if branch == "heavy" else ATOM_MASS_PER_SPACING
+    return _atoms_of(spec, lower, upper, per_spacing)
+
+
+def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """The add/remove exponential-mechanism quantile (each data set with its own target q·n), at the
+    mechanism's public coefficient and cap: max over the pieces, atoms or candidates; with atoms, the
+    test's report and the atoms it picks (every level heavy or light) are part of the output (both
+    directions)."""
+    coef, cap, _ = mech.capped
+    if mech.candidates is not None:
+
+        def log_p(data: Any) -> np.ndarray:
+            data = np.asarray(data, float)
+            lw = -coef * np.minimum(_tie_dist(data, mech.q * data.size, mech.candidates), cap)
+            return lw - np.log(np.sum(np.exp(lw)))
+
+        return float(np.max(np.abs(log_p(x) - log_p(x2))))
+    y = _pieces(x, x2, mech.lower, mech.upper)
+    if mech.lattice is None:
+        a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, None, y)
+        b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, None, y)
+        return float(np.max(np.abs(a - b)))
+    light = _atoms_of(mech.lattice, mech.lower, mech.upper)
+    y = np.concatenate((y, np.array(list(light), dtype=float)))
+    worst = 0.0
+    for branch, (forward, backward) in _test_losses(x, x2, light, mech.epsilon_test).items():
+        atoms = _branch_atoms(mech.lattice, mech.lower, mech.upper, branch)
+        a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
+        b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
+        worst = max(worst, forward + float(np.max(a - b)), backward + float(np.max(b - a)))
+    return worst
+
+
+def _twice_the_coefficient(mech: Any) -> Any:
+    import copy
+
+    twin = copy.copy(mech)
+    coef, cap, eta = mech.capped
+    twin.capped = (2.0 * coef, cap, eta)
+    return twin
+
+
+def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """KSS on two quantiles under add/remove: level 1 is qs[0] on all data at ε/L (L = 2 levels, one node per
+    level meets the added record) with Δ = max(q, 1 − q); level 2 is qs[1] rescaled on x ≥ v1. Each node's
+    cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds; with atoms the
+    test (5% of ε) runs first and picks the atoms of every node."""
+    q1, q2 = (float(q) for q in mech.unique_qs)
+    spec = mech.lattice
+    eps_test = 0.05 * mech.epsilon if spec is not None else 0.0  # the lattice test's share under add/remove
+    eps_node = (mech.epsilon - eps_test) / 2.0
+    if spec is None:
+        branches = {"none": (0.0, 0.0)}
+    else:
+        branches = _test_losses(x, x2, _atoms_of(spec, mech.lower, mech.upper), eps_test)
+    worst = 0.0
+    for branch, (forward, backward) in branches.items():
+        f, b = _recursive_branch(mech, x, x2, q1, q2, spec, eps_node, branch)
+        worst = max(worst, forward + f, backward + b)
+    return worst
+
+
+def _recursive_branch(
+    mech: Any, x: Any, x2: Any, q1: float, q2: float, spec: Any, eps_node: float, branch: str
+) -> tuple[float, float]:
+    """The two-level recursive law's sup log ratios (both directions) for one outcome of the test."""
+    from smoothdp.central.quantiles import capped_calibration
+
+    def node_atoms(lo: float, hi: float) -> dict[float, float] | None:
+        return None if spec is None else _branch_atoms(spec, lo, hi, branch)
+
+    def width(lo: float, hi: float) -> float:
+        # W of the heavy atoms bounds the logarithms whatever the test says (public)
+        if spec is None:
+            return hi - lo
+        sigmas = _spacings(spec)
+        return (hi - lo) + sum(HEAVY_PER_SPACING * s * ((hi - lo) / s + 2.0) for s in sigmas)
+
+    def node(data: np.ndarray, lo: float, hi: float, q: float, v: np.ndarray) -> np.ndarray:
+        coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=max(q, 1.0 - q), width=width(lo, hi))
+        return _log_capped_density(data, lo, hi, q, coef, cap, node_atoms(lo, hi), v)
+
+    def points(a: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
+        pts = _pieces(a, b, lo, hi)
+        return pts if spec is None else np.concatenate((pts, np.array(list(node_atoms(lo, hi) or {}), float)))
+
+    xa, xb = np.sort(np.asarray(x, float)), np.sort(np.asarray(x2, float))
+    forward = backward = -math.inf
+    for v1 in points(xa, xb, mech.lower, mech.upper):
+        l1 = node(xa, mech.lower, mech.upper, q1, np.array([v1]))[0]
+        l1b = node(xb, mech.lower, mech.upper, q1, np.array([v1]))[0]
+        ra, rb = xa[xa >= v1], xb[xb >= v1]
+        q_rel = (q2 - q1) / (1.0 - q1)
+        v2 = points(ra, rb, v1, mech.upper)
+        diff = (l1 + node(ra, v1, mech.upper, q_rel, v2)) - (l1b + node(rb, v1, mech.upper, q_rel, v2))
+        forward, backward = max(forward, float(diff.max())), max(backward, float(-diff.min()))
+    return forward, backward
+
+
+def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list[Any]:
+    from smoothdp.central import ExponentialQuantile, RecursiveQuantiles
+
+    grid = (0.0, 0.25, 0.5, 0.55, 1.0)
+
+    def pairs() -> list[Any]:  # the empty data set, one record, three records, and one more of each
+        return [p for n in (0, 1, 3) for p in add_remove_pairs(n, grid)]
+
+    bad = [
+        ({"epsilon": 0.0}, ValueError, "epsilon"),
+        ({"neighbours": "metric"}, ValueError, "neighbours"),
+    ]
+    ar = {"neighbours": "add_remove"}
+    return [
+        case(
+            mechanism=ExponentialQuantile,
+            label=f"add/remove, q={q}, lattice {lattice}",
+            build=lambda epsilon, q=q, lattice=lattice, **kw: ExponentialQuantile(
+                q, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": lattice, **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            neighbours=pairs,
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=bad,
+        )
+        for q, lattice in ((0.5, None), (0.3, 0.25), (0.9, 0.25))
+    ] + [
+        case(
+            mechanism=ExponentialQuantile,
+            label="add/remove, median, multiscale atoms",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": "multiscale", **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            # 1/3 is no atom of any level, 0.55 one of the cents' only
+            neighbours=lambda: [p for n in (0, 1, 2) for p in add_remove_pairs(n, (0.0, 1 / 3, 0.5, 0.55))],
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=[*bad, ({"lattice": "dyadic"}, ValueError, "lattice")],
+        ),
+        case(
+            mechanism=ExponentialQuantile,
+            label="add/remove, candidates",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.3, **{"epsilon": epsilon, "bounds": BOUNDS, "candidates": [0.0, 0.25, 0.5, 1.0], **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5]),
+            neighbours=pairs,
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=bad,
+        ),
+        case(
+            mechanism=RecursiveQuantiles,
+            label="add/remove, lattice (0.25, 0.1)",
+            build=lambda epsilon, **kw: RecursiveQuantiles(
+                **{
+                    "qs": [0.25, 0.75],
+                    "epsilon": epsilon,
+                    "bounds": BOUNDS,
+                    "lattice": (0.25, 0.1),
+                    **ar,
+                    **kw,
+                }
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            neighbours=lambda: [
+                p for n in (0, 1, 2) for p in add_remove_pairs(n, (0.0, 0.25, 0.5, 0.55, 1.0))
+            ],  # 0.55: on neither level
+            privacy_loss=recursive_add_remove_loss,
+            broken=attr_times("epsilon", 2.0),
+            bad_parameters=[*bad, ({"lattice": 1 / 3}, ValueError, "lattice")],
+            epsilon=2.0,
+        ),
+    ]
+
+
 def quantile_cases() -> list[Any]:
     """The cases (built on call: mechanism_cases imports this module at its end)."""
-    from mechanism_cases import Case, _attr_times, _substitution_pairs
+    from mechanism_cases import Case, _add_remove_pairs, _attr_times, _substitution_pairs
 
     from smoothdp.central import ExponentialQuantile, JointQuantiles, PrivateRange, RecursiveQuantiles
 
@@ -309,4 +555,5 @@ def quantile_cases() -> list[Any]:
                 ({"coverage": 1.0}, ValueError, "coverage"),
             ],
         ),
+        *_add_remove_cases(Case, _add_remove_pairs, _attr_times),
     ]

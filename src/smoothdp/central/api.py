@@ -56,7 +56,7 @@ from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuant
 from smoothdp.central.statistics import Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
 from smoothdp.mechanism import Mechanism
-from smoothdp.privacy import PureDP
+from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
@@ -118,6 +118,7 @@ def median(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     engine: Any = None,
+    neighbours: str = "substitution",
     **noise_options: Any,
 ) -> Release:
     """Private (lower) median x_(⌈n/2⌉) of x in ``bounds``: pure ε-DP under substitution (or (ε, δ) with
@@ -166,6 +167,12 @@ def median(
         ``"exact"`` (default) or ``"float"``.
     rng, accountant
         As every release.
+    neighbours
+        ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; what a
+        grouped release needs). Under add/remove only the exponential mechanism runs (``method="auto"``
+        picks it), with target q·n and every parameter from ε, q and the bounds, never from n; an empty x
+        releases a draw from the base measure (docs/theory/quantiles.md#adding-or-removing-a-record).
+        ``method="smooth_sensitivity"`` and ``bounds="private"`` support substitution only.
     """
     return quantile(
         x,
@@ -185,6 +192,7 @@ def median(
         rng=rng,
         accountant=accountant,
         engine=engine,
+        neighbours=neighbours,
         _median=True,
         **noise_options,
     )
@@ -209,11 +217,13 @@ def quantile(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     engine: Any = None,
+    neighbours: str = "substitution",
     _median: bool = False,
     **noise_options: Any,
 ) -> Release:
-    """Private q-quantile x_(max(1, ⌈q·n⌉)) (numpy's ``inverted_cdf``) under substitution; other arguments
-    as :func:`median`."""
+    """Private q-quantile x_(max(1, ⌈q·n⌉)) (numpy's ``inverted_cdf``) under substitution (under
+    ``neighbours="add_remove"`` the exponential mechanism's target is q·n); other arguments as
+    :func:`median`."""
     qq = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
     eps = check_epsilon(epsilon)
     check_numerics(numerics)
@@ -227,11 +237,21 @@ def quantile(
             from smoothdp.central.no_bounds import unbounded_quantile
 
             return unbounded_quantile(
-                x, qq, epsilon=eps, method=method, numerics=numerics, rng=rng, accountant=accountant
+                x,
+                qq,
+                epsilon=eps,
+                method=method,
+                numerics=numerics,
+                rng=rng,
+                accountant=accountant,
+                neighbours=neighbours,
             )
     elif method == "unbounded":
         raise ValueError("method='unbounded' needs bounds=None (it looks for the quantile without bounds)")
-    n = _public_n(x)
+    add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "exponential"))
+    n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
+    if add_remove and method == "auto":
+        method = "exponential"
     if method == "auto":
         method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
         if smooth_options:
@@ -260,6 +280,7 @@ def quantile(
                 clip=clip,
                 clamp=clamp,
                 numerics=numerics,
+                neighbours=neighbours,
             )
         stat = Median(bounds=(lo, hi), clip=True) if _median else Quantile(qq, bounds=(lo, hi), clip=True)
         b = beta
@@ -308,6 +329,7 @@ def quantiles(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     engine: Any = None,
+    neighbours: str = "substitution",
 ) -> Release:
     """Several private quantiles under one budget ε: one Release whose value is an array in the order of
     ``qs`` (any order, duplicates allowed). Pure ε-DP under substitution.
@@ -323,17 +345,27 @@ def quantiles(
     ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): JointExp's public
     atoms, on which tied values can be released exactly
     (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other arguments as :func:`median`.
+
+    ``neighbours="add_remove"`` (n private): ``method="auto"`` runs, for three distinct quantiles or more,
+    the recursive algorithm (an addition touches one node per level: ε/L per node) with the lattice's
+    tie-aware nodes, and for one or two, one exponential-mechanism quantile each at ε/m (the same budget per
+    quantile, without the recursion's split at a tied value); every parameter public; JointExp, the
+    smooth-sensitivity quantiles and the narrowing stage
+    support substitution only (docs/theory/quantiles.md#adding-or-removing-a-record).
     """
     qarr = check_quantile_list(qs)
     eps = check_epsilon(epsilon)
     check_numerics(numerics)
     _check_method(method, MULTI_METHODS)
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
-    n = _public_n(x)
+    add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "recursive", "exponential"))
+    n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
     unique, inverse = np.unique(qarr, return_inverse=True)
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
         chosen = method
+        if add_remove and method == "auto":  # public: the number of distinct quantiles
+            chosen = "exponential" if unique.size <= 2 else "recursive"
         if chosen in ("auto", "joint_exp"):
             joint = JointQuantiles(
                 qarr,
@@ -364,7 +396,14 @@ def quantiles(
             return joint
         if chosen == "recursive":
             return RecursiveQuantiles(
-                qarr, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics
+                qarr,
+                epsilon=eps_main,
+                bounds=(lo, hi),
+                clip=clip,
+                clamp=clamp,
+                numerics=numerics,
+                neighbours=neighbours,
+                lattice=lattice if add_remove else None,
             )
         return _Separate(
             qarr,
@@ -377,6 +416,8 @@ def quantiles(
             clamp=clamp,
             numerics=numerics,
             n=n,
+            neighbours=neighbours,
+            lattice=lattice,
         )
 
     return _run(
@@ -399,6 +440,25 @@ def quantiles(
 def _check_method(method: Any, allowed: tuple[str, ...]) -> None:
     if not isinstance(method, str) or method not in allowed:
         raise ValueError(f"method must be one of {allowed}; got {method!r}")
+
+
+def _add_remove(neighbours: Any, method: str, bounds: Any, *, supported: tuple[str, ...]) -> bool:
+    """Whether the release is under add/remove; refuses what supports substitution only (naming
+    ``neighbours`` and the relation it supports)."""
+    relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+    if relation != "add_remove":
+        return False
+    if method not in supported:
+        raise ValueError(
+            f"method={method!r} supports neighbours='substitution' only; under neighbours='add_remove' "
+            f"use method in {supported}"
+        )
+    if isinstance(bounds, str):
+        raise ValueError(
+            "bounds='private' supports neighbours='substitution' only; pass public (lower, upper) bounds "
+            "with neighbours='add_remove'"
+        )
+    return True
 
 
 def _public_n(x: Any) -> int:
@@ -574,6 +634,8 @@ class _Separate(Mechanism):
         clamp: bool,
         numerics: str,
         n: int,
+        neighbours: str = "substitution",
+        lattice: LatticeSpec = MULTISCALE,
     ) -> None:
         self.qs, self.unique, self.inverse, self.method = qs, unique, inverse, method
         self.epsilon, self.bounds, self.clip, self.clamp, self.numerics = (
@@ -583,14 +645,23 @@ class _Separate(Mechanism):
             clamp,
             numerics,
         )
-        self.guarantee = PureDP(epsilon, neighbours="substitution")
+        self.guarantee = PureDP(epsilon, neighbours=neighbours)
         share = epsilon / unique.size
         self.parts: list[Mechanism] = []
         for q in unique:
             if method == "exponential":
+                # Substitution keeps ExponentialQuantile's default atoms; add/remove takes the lattice
+                # asked for.
                 self.parts.append(
                     ExponentialQuantile(
-                        float(q), epsilon=share, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics
+                        float(q),
+                        epsilon=share,
+                        bounds=bounds,
+                        clip=clip,
+                        clamp=clamp,
+                        numerics=numerics,
+                        neighbours=neighbours,
+                        lattice=lattice if neighbours == "add_remove" else MULTISCALE,
                     )
                 )
             else:

@@ -42,7 +42,10 @@ data at the released value and recurses on both halves (docs/theory/quantiles.md
 :class:`JointQuantiles` (JointExp, ICML 2021) samples all quantiles at once from one exponential mechanism
 (docs/theory/quantiles.md#jointexp).
 
-Neighbours: ``"substitution"`` (one record replaced; n public) for every mechanism here.
+Neighbours: ``"substitution"`` (one record replaced; n public) for every mechanism here; ``"add_remove"``
+(n private) for :class:`ExponentialQuantile` and :class:`RecursiveQuantiles`: target q·n, a rank distance
+capped at a public C and a public float margin, and with atoms a private lattice test first
+(docs/theory/quantiles.md#adding-or-removing-a-record).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on
 from smoothdp.exact.bits import rational_choice
 from smoothdp.exact.bits import uniform_bits as _uniform_bits
 from smoothdp.mechanism import Mechanism
-from smoothdp.privacy import PureDP
+from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.scale.engine import Records, SortedRecords, as_records, is_dask_collection
 from smoothdp.validation import (
@@ -265,15 +268,32 @@ def _check_candidates(candidates: Any, lower: float, upper: float) -> NDArray[np
 
 
 def _em_quantile_index_weights(
-    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float
+    sorted_x: NDArray[np.float64],
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Edges (n + 2) and log weights ln|I_j| − coef·|j − target| of the n + 1 intervals (−inf if empty)."""
+    """Edges (n + 2) and log weights ln|I_j| − coef·min(|j − t|, cap) of the n + 1 intervals (−inf if
+    empty), t = target + offset (an integer target and a fraction under add/remove: :func:`split_target`)."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
     with np.errstate(divide="ignore"):
         log_len = np.log(lengths)
     j = np.arange(lengths.size, dtype=np.float64)
-    return edges, log_len - coef * np.abs(j - target)
+    return edges, log_len - coef * np.minimum(np.abs((j - target) - offset), cap)
+
+
+def _tie_distance(
+    below: NDArray[np.float64], at_most: NDArray[np.float64], target: float, offset: float, cap: float
+) -> NDArray[np.float64]:
+    """min(dist(t, [below, at_most]), cap), t = target + offset (counts and target exact float integers
+    under add/remove, so only the fraction is rounded)."""
+    dist = np.maximum(0.0, np.maximum((below - target) - offset, (target - at_most) + offset))
+    out: NDArray[np.float64] = np.minimum(dist, cap)
+    return out
 
 
 def sample_em_quantile(
@@ -286,10 +306,13 @@ def sample_em_quantile(
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw of the continuous exponential mechanism: density ∝ exp(−coef·|#{x < y} − target|) on
-    [lower, upper], then rounded onto ``grid`` (data already clipped into [lower, upper] and sorted)."""
-    edges, logw = _em_quantile_index_weights(sorted_x, lower, upper, target, coef)
+    """One draw of the continuous exponential mechanism: density ∝ exp(−coef·min(|#{x < y} − t|, cap)) on
+    [lower, upper], t = target + offset, then rounded onto ``grid`` (data already clipped into
+    [lower, upper] and sorted)."""
+    edges, logw = _em_quantile_index_weights(sorted_x, lower, upper, target, coef, offset, cap)
     j = exact_categorical(logw, rng)
     return float(uniform_on_grid(edges[j], edges[j + 1], grid=grid, rng=rng, numerics=numerics))
 
@@ -301,20 +324,31 @@ def sample_em_candidates(
     target: float,
     coef: float,
     rng: np.random.Generator,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw among public candidates g with weight exp(−coef·max(0, #{x<g} − t, t − #{x≤g}))."""
+    """One draw among public candidates g with weight exp(−coef·min(max(0, #{x<g} − t, t − #{x≤g}), cap)),
+    t = target + offset."""
     below = np.searchsorted(sorted_x, candidates, side="left").astype(np.float64)
     at_most = np.searchsorted(sorted_x, candidates, side="right").astype(np.float64)
-    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
+    dist = _tie_distance(below, at_most, target, offset, cap)
     return float(candidates[exact_categorical(-coef * dist, rng)])
 
 
 def _em_lattice_weights(
-    sorted_x: NDArray[np.float64], lower: float, upper: float, target: float, coef: float, atoms: Atoms
+    sorted_x: NDArray[np.float64],
+    lower: float,
+    upper: float,
+    target: float,
+    coef: float,
+    atoms: Atoms,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Edges (n + 2), the atom counts of the n + 1 open gaps (levels × gaps), the knots (distinct values of
-    the edges that are atoms) and the log weights: gaps ln(|I_j| + Σ c_ℓ·m_ℓj) − coef·|j − t|, then knots
-    ln μ({v}) − coef·dist(t, [#{x < v}, #{x ≤ v}])."""
+    the edges that are atoms) and the log weights: gaps ln(|I_j| + Σ c_ℓ·m_ℓj) − coef·min(|j − t|, cap), then
+    knots ln μ({v}) − coef·min(dist(t, [#{x < v}, #{x ≤ v}]), cap), t = target + offset (offset 0 and cap
+    ∞ under substitution: exactly the uncapped weights)."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
     counts, gap_mass, knot_mass = atoms.scan(edges)
@@ -331,9 +365,10 @@ def _em_lattice_weights(
     knots = edges[starts[keep]]
     below = np.maximum(starts[keep] - 1, 0).astype(np.float64)
     at_most = np.minimum(ends[keep], n).astype(np.float64)
-    dist = np.maximum(0.0, np.maximum(below - target, target - at_most))
+    dist = _tie_distance(below, at_most, target, offset, cap)
+    gap_dist = np.minimum(np.abs((j - target) - offset), cap)
     knot_logw = np.log(knot_mass[starts[keep]]) - coef * dist
-    logw = np.concatenate((log_gap - coef * np.abs(j - target), knot_logw))
+    logw = np.concatenate((log_gap - coef * gap_dist, knot_logw))
     return edges, counts, knots, logw
 
 
@@ -348,11 +383,15 @@ def sample_em_lattice(
     grid: OutputGrid,
     rng: np.random.Generator,
     numerics: str,
+    offset: float = 0.0,
+    cap: float = math.inf,
 ) -> float:
-    """One draw of density ∝ exp(−coef·dist(t, [#{x < y}, #{x ≤ y}])) w.r.t. Lebesgue + the atoms' measure
-    on [lower, upper]: an atom is released as itself, a continuum point rounded onto ``grid`` (data clipped
-    and sorted)."""
-    edges, counts, knots, logw = _em_lattice_weights(sorted_x, lower, upper, target, coef, lattice)
+    """One draw of density ∝ exp(−coef·min(dist(t, [#{x < y}, #{x ≤ y}]), cap)) w.r.t. Lebesgue + the
+    atoms' measure on [lower, upper], t = target + offset: an atom is released as itself, a continuum point
+    rounded onto ``grid`` (data clipped and sorted)."""
+    edges, counts, knots, logw = _em_lattice_weights(
+        sorted_x, lower, upper, target, coef, lattice, offset, cap
+    )
     idx = exact_categorical(logw, rng)
     gaps = counts.shape[1]
     if idx >= gaps:  # an atom at a distinct data value (or a bound)
@@ -362,6 +401,97 @@ def sample_em_lattice(
     if atom is not None:
         return atom
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
+
+
+#: Under add/remove the rank distance is capped at C with (ε/2Δ)·C ≥ _CAP_NATS + 2|ln W| (public: ε, q, the
+#: bounds): the cap keeps every log weight, and so the float margin, independent of the private n
+#: (docs/theory/quantiles.md#adding-or-removing-a-record).
+_CAP_NATS = 1600.0
+
+
+def split_target(q: float, n: int) -> tuple[float, float]:
+    """The add/remove target t = q·n (q's exact binary value) as (⌊q·n⌋, q·n − ⌊q·n⌋): an exact float
+    integer and the fraction rounded to the nearest float, so that counts minus the target are exact up to
+    one rounding of the fraction (docs/theory/quantiles.md#adding-or-removing-a-record)."""
+    exact = Fraction(q) * n
+    whole = math.floor(exact)
+    return float(whole), float(exact - whole)
+
+
+def rank_sensitivity(q: float) -> float:
+    """max(q, 1 − q), rounded up: the add/remove sensitivity of the rank utility with target q·n (adding a
+    record moves every count by 0 or 1 and the target by q)."""
+    s = max(q, 1.0 - q)
+    if Fraction(s) < max(Fraction(q), 1 - Fraction(q)):
+        s = math.nextafter(s, math.inf)
+    return s
+
+
+def capped_calibration(
+    *, epsilon: float, sensitivity: float, width: float | None
+) -> tuple[float, float, float]:
+    """(coef, cap, η) of the add/remove exponential mechanism, from public parameters only
+    (docs/theory/quantiles.md#adding-or-removing-a-record).
+
+    With Δ the utility's sensitivity and W the public bound on the arguments of the logarithms (1 for
+    candidates): the cap C = ⌈(1600 + 2|ln W|)·2Δ/ε⌉, every log weight is bounded by M = 750 + |ln W| +
+    2(ε/2Δ)·C, η = 8K·u·M as in :func:`log_weight_margin`, and coef = fl((ε − 4η)(1 − 2u)/(2Δ)), so that
+    2Δ·coef ≤ ε − 4η whatever the roundings.
+    """
+    nominal = epsilon / (2.0 * sensitivity)
+    log_w = 0.0 if width is None else abs(math.log(width))
+    cap = float(math.ceil((_CAP_NATS + 2.0 * log_w) / nominal))
+    magnitude = 4.0 + 746.0 + log_w + 2.0 * nominal * cap
+    eta = 4.0 * _LIBM_ULPS * 2.0 * _U * magnitude
+    coef = (epsilon - 4.0 * eta) * (1.0 - 2.0 * _U) / (2.0 * sensitivity)
+    return coef, cap, eta
+
+
+#: The add/remove lattice test passes when S + Z ≥ LATTICE_TEST_SLACK·t (t the noise scale).
+LATTICE_TEST_SLACK = 3.0
+
+
+def lattice_test_scale(epsilon_test: float) -> float:
+    """Scale t of the lattice test's discrete Laplace noise: fl(1/ε_t) rounded up, so that 1/t ≤ ε_t."""
+    return math.nextafter(1.0 / epsilon_test, math.inf)
+
+
+def add_remove_lattice_test(
+    sorted_x: NDArray[np.float64],
+    atoms: Atoms,
+    epsilon_test: float,
+    rng: np.random.Generator,
+    *,
+    numerics: str,
+) -> dict[str, Any]:
+    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-without-n): with N
+    the records that are atoms (points of any level), the integer S = 2N − n = N − (n − N) moves by exactly 1
+    when a record is added or removed; S + Z, Z exact discrete Laplace of scale t = fl(1/ε_t) rounded up, is
+    ε_t-DP. Heavy atoms (every level's) iff S + Z ≥ 3t. Returns the report (a private output, covered by the
+    guarantee)."""
+    from smoothdp.noise import DiscreteLaplace
+
+    n = sorted_x.size
+    on = int(np.count_nonzero(atoms.contains(sorted_x))) if n else 0
+    scale = lattice_test_scale(epsilon_test)
+    noisy = 2 * on - n + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
+    threshold = LATTICE_TEST_SLACK * scale
+    return {
+        "epsilon": epsilon_test,
+        "noisy_statistic": noisy,
+        "threshold": threshold,
+        "atoms": "heavy" if noisy >= threshold else "light",
+    }
+
+
+def heavy_atoms(lattice: LatticeSpec) -> Atoms:
+    """The heavy atoms of a passed add/remove lattice test: c_ℓ = 64·σ_ℓ on every level of ``lattice``."""
+    from smoothdp.central.quantiles_greedy import HEAVY_MASS
+
+    atoms = build_atoms(lattice, factor=HEAVY_MASS)
+    if atoms is None:
+        raise ValueError("lattice=None has no atoms")
+    return atoms
 
 
 def target_rank(q: float, n: int) -> float:
@@ -382,6 +512,13 @@ class ExponentialQuantile(Mechanism):
     base measure Lebesgue + c·(counting measure on the lattice), sampled exactly from certified float
     weights (docs/theory/quantiles.md#the-exponential-mechanism-quantile,
     docs/theory/quantiles.md#a-public-lattice-for-tied-data).
+
+    With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
+    add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
+    distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
+    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
+    private test (5% of ε) first picks heavy or light atoms
+    (docs/theory/quantiles.md#the-lattice-test-without-n).
 
     Parameters
     ----------
@@ -408,6 +545,8 @@ class ExponentialQuantile(Mechanism):
     numerics
         ``"exact"`` (default): output rounded exactly onto the public grid of the bounds; ``"float"``:
         the float fast path.
+    neighbours
+        ``"substitution"`` (default; n public) or ``"add_remove"`` (n private).
     """
 
     name: ClassVar[str] = "exponential mechanism"
@@ -425,6 +564,7 @@ class ExponentialQuantile(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
         self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
         self.epsilon = check_epsilon(epsilon)
@@ -439,8 +579,23 @@ class ExponentialQuantile(Mechanism):
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
+        #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
+        #: share of ε of the lattice test (0 without a lattice).
+        self.capped: tuple[float, float, float] | None = None
+        self.epsilon_test = 0.0
+        if relation == "add_remove":
+            width: float | None = None if self.candidates is not None else self.width
+            if self.atoms is not None:
+                from smoothdp.central.atom_selection import TEST_SHARE
+
+                self.epsilon_test = TEST_SHARE * self.epsilon
+                width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
+            self.capped = capped_calibration(
+                epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
+            )
 
     @property
     def statistic_name(self) -> str:
@@ -452,15 +607,19 @@ class ExponentialQuantile(Mechanism):
         return 0.0 if self.atoms is None else ATOM_MASS
 
     def weight_margin(self, n: int) -> float:
-        """η: the certified error of the float log weights for n records."""
+        """η: the certified error of the float log weights for n records (under add/remove: public, for
+        every n)."""
+        if self.capped is not None:
+            return self.capped[2]
         width: float | None = None if self.candidates is not None else self.width
         if self.atoms is not None:
             width = self.atoms.log_width(self.width)
         return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
 
     def epsilon_used(self, n: int) -> float:
-        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights."""
-        return self.epsilon - 4.0 * self.weight_margin(n)
+        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights (minus
+        the lattice test's share under add/remove)."""
+        return self.epsilon - self.epsilon_test - 4.0 * self.weight_margin(n)
 
     def _prepare(self, data: Any) -> Records:
         return as_records(data, self.lower, self.upper, clip=self.clip)
@@ -472,6 +631,8 @@ class ExponentialQuantile(Mechanism):
         from smoothdp.central.quantile_window import sample_em_windowed
 
         records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        if self.capped is not None:
+            return self._sample_add_remove(records.sorted_values(), rng)[0]
         n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
@@ -494,27 +655,75 @@ class ExponentialQuantile(Mechanism):
             )
         return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
 
-    def log_density(self, sorted_x: NDArray[np.float64], y: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
-        (Lebesgue + the atoms' measure), continuous case; for tests."""
-        n = sorted_x.size
-        coef = 0.5 * self.epsilon_used(n)
-        t = target_rank(self.q, n)
-        if self.atoms is None:
-            _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef)
+    def _sample_add_remove(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[float, dict[str, Any]]:
+        """The add/remove draw (clamped if asked) and the lattice test's report: the test first (with
+        atoms), then target q·n, capped distance, the whole-data sampler (every record read)."""
+        assert self.capped is not None
+        coef, cap, _ = self.capped
+        t, offset = split_target(self.q, sorted_x.size)
+        info: dict[str, Any] = {}
+        if self.candidates is not None:
+            value = sample_em_candidates(
+                sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
+            )
+        elif self.atoms is None:
+            value = sample_em_quantile(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, grid=self.grid, rng=rng,
+                numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
         else:
-            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, self.atoms)
+            info = add_remove_lattice_test(
+                sorted_x, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+            )
+            atoms = self.test_atoms(info["atoms"] == "heavy")
+            value = sample_em_lattice(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=atoms,
+                grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        value = float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+        return value, info
+
+    def test_atoms(self, heavy: bool) -> Atoms:
+        """The atoms after the add/remove lattice test: every level heavy (64·σ_ℓ) or light (2^-14·σ_ℓ,
+        :attr:`atoms`)."""
+        assert self.atoms is not None
+        return heavy_atoms(self.lattice) if heavy else self.atoms
+
+    def log_density(
+        self, sorted_x: NDArray[np.float64], y: ArrayLike, *, heavy: bool = False
+    ) -> NDArray[np.float64]:
+        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
+        (Lebesgue + the atoms' measure; ``heavy``: the heavy atoms of the add/remove test), continuous case;
+        for tests."""
+        n = sorted_x.size
+        atoms = self.atoms if self.atoms is None or self.capped is None else self.test_atoms(heavy)
+        if self.capped is not None:
+            coef, cap, _ = self.capped
+            t, offset = split_target(self.q, n)
+        else:
+            coef, cap, offset = 0.5 * self.epsilon_used(n), math.inf, 0.0
+            t = target_rank(self.q, n)
+        if atoms is None:
+            _, logw = _em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef, offset, cap)
+        else:
+            *_, logw = _em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, atoms, offset, cap)
         top = float(np.max(logw))
         log_z = top + math.log(float(np.sum(np.exp(logw - top))))
         yy = np.asarray(y, dtype=np.float64)
         below = np.searchsorted(sorted_x, yy, side="left").astype(np.float64)
         at_most = np.searchsorted(sorted_x, yy, side="right").astype(np.float64)
-        dist = np.maximum(0.0, np.maximum(below - t, t - at_most))
+        dist = _tie_distance(below, at_most, t, offset, cap)
         out: NDArray[np.float64] = -coef * dist - log_z
         return out
 
     def _release(self, prepared: Records, rng: np.random.Generator) -> Release:
-        value = self.sample(prepared, rng)
+        info: dict[str, Any] = {}
+        if self.capped is not None:
+            value, info = self._sample_add_remove(prepared.sorted_values(), rng)
+        else:
+            value = self.sample(prepared, rng)
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
@@ -527,6 +736,8 @@ class ExponentialQuantile(Mechanism):
                 "lattice": None if self.atoms is None else self.atoms.label,
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
+                **({} if self.capped is None else {"rank_cap": self.capped[1]}),
+                **({"lattice_test": info} if info else {}),
             },
             not_private=NotPrivate(),
         )
@@ -565,6 +776,7 @@ class _MultiQuantile(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
         self.qs = check_quantile_list(qs)
         self.unique_qs, self.inverse = np.unique(self.qs, return_inverse=True)
@@ -575,7 +787,8 @@ class _MultiQuantile(Mechanism):
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        self.guarantee = PureDP(self.epsilon, neighbours="substitution")
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
 
     @property
@@ -619,24 +832,120 @@ class RecursiveQuantiles(_MultiQuantile):
     by adding or removing one record (or one node by a substitution), so a level costs at most 2ε_ℓ;
     the L levels compose (docs/theory/quantiles.md#recursive-quantiles). Each node samples exactly as
     :class:`ExponentialQuantile`.
+
+    ``neighbours="add_remove"`` (n private; empty data release from the base measure): an addition
+    touches one node per level, so ε_ℓ = ε/L; every node's cap, float margin and coefficient come from
+    public parameters (docs/theory/quantiles.md#adding-or-removing-a-record). ``lattice`` (default ``None``,
+    the continuum; ``"multiscale"``, a spacing or several, as :class:`ExponentialQuantile`) gives the nodes
+    the tie-aware utility and the atoms of :class:`ExponentialQuantile` (same sensitivities); under
+    add/remove a private lattice test (5% of ε) first picks heavy or light atoms for every node
+    (docs/theory/quantiles.md#the-lattice-test-without-n).
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
     proof: ClassVar[str] = "docs/theory/quantiles.md#recursive-quantiles"
     source = f"{_KSS}; nodes: {_SMITH}"
 
+    def __init__(
+        self,
+        qs: ArrayLike,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+        neighbours: str = "substitution",
+        lattice: LatticeSpec = None,
+    ) -> None:
+        super().__init__(
+            qs,
+            epsilon=epsilon,
+            bounds=bounds,
+            clip=clip,
+            clamp=clamp,
+            numerics=numerics,
+            neighbours=neighbours,
+        )
+        self.lattice = check_lattice(lattice)
+        #: The nodes' light atoms (None: the continuum).
+        self.atoms = build_atoms(self.lattice)
+
     @property
     def levels(self) -> int:
         return recursive_levels(self.unique_qs.size)
 
     @property
+    def epsilon_test(self) -> float:
+        """The lattice test's share of ε (under add/remove with a lattice; else 0)."""
+        from smoothdp.central.atom_selection import TEST_SHARE
+
+        return (
+            TEST_SHARE * self.epsilon if self.neighbours == "add_remove" and self.atoms is not None else 0.0
+        )
+
+    @property
     def epsilon_per_node(self) -> float:
-        return self.epsilon / (2.0 * self.levels)
+        """ε/(2L) under substitution, (ε − ε_test)/L under add/remove."""
+        per_level = 1.0 if self.neighbours == "add_remove" else 2.0
+        return (self.epsilon - self.epsilon_test) / (per_level * self.levels)
+
+    def _node(
+        self,
+        data: NDArray[np.float64],
+        lo: float,
+        hi: float,
+        q_rel: float,
+        rng: np.random.Generator,
+        atoms: Atoms | None,
+    ) -> float:
+        """One node's draw on [lo, hi] (lo < hi) with rescaled quantile ``q_rel`` (weights exp(−ε′·d/(2Δ)),
+        Δ = max(q′, 1 − q′); capped distance and public margin under add/remove)."""
+        # Substitution keeps its float max(q′, 1 − q′) (covered by the margin); add/remove rounds it up.
+        sens = rank_sensitivity(q_rel) if self.neighbours == "add_remove" else max(q_rel, 1.0 - q_rel)
+        eps_node = self.epsilon_per_node
+        n = data.size
+        width = hi - lo if self.atoms is None else self._width_atoms().log_width(hi - lo)
+        if self.neighbours == "add_remove":
+            coef, cap, _ = capped_calibration(epsilon=eps_node, sensitivity=sens, width=width)
+            target, offset = split_target(q_rel, n)
+        else:
+            eps_eff = eps_node / sens
+            eta = log_weight_margin(epsilon=eps_eff, n=n, width=width)
+            coef, cap, target, offset = 0.5 * (eps_eff - 4.0 * eta), math.inf, q_rel * n, 0.0
+        if atoms is None:
+            return sample_em_quantile(
+                data, lower=lo, upper=hi, target=target, coef=coef, grid=self.grid, rng=rng,
+                numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        return sample_em_lattice(
+            data, lower=lo, upper=hi, target=target, coef=coef, lattice=atoms, grid=self.grid,
+            rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+        )  # fmt: skip
+
+    def _width_atoms(self) -> Atoms:
+        """The atoms whose W bounds the logarithms: the heavy atoms under add/remove (public, whatever the
+        test says), else the light atoms themselves."""
+        assert self.atoms is not None
+        if self.neighbours != "add_remove":
+            return self.atoms
+        return heavy_atoms(self.lattice)
 
     def _sorted_sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+        return self._draw(sorted_x, rng)[0]
+
+    def _draw(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        """The sorted outputs and the add/remove lattice test's report (empty when no test runs)."""
+        info: dict[str, Any] = {}
+        atoms = self.atoms
+        if atoms is not None and self.neighbours == "add_remove":
+            info = add_remove_lattice_test(sorted_x, atoms, self.epsilon_test, rng, numerics=self.numerics)
+            if info["atoms"] == "heavy":
+                atoms = heavy_atoms(self.lattice)
         qs = self.unique_qs
         out = np.empty(qs.size)
-        eps_node = self.epsilon_per_node
         # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
         stack: list[tuple[NDArray[np.float64], int, int, float, float, float, float]] = [
             (sorted_x, 0, qs.size, self.lower, self.upper, 0.0, 1.0)
@@ -645,23 +954,9 @@ class RecursiveQuantiles(_MultiQuantile):
             data, i0, i1, lo, hi, q_lo, q_hi = stack.pop()
             mid = (i0 + i1 - 1) // 2 if (i1 - i0) % 2 == 0 else (i0 + i1) // 2
             span = q_hi - q_lo
-            q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, (qs[mid] - q_lo) / span))
-            sens = max(q_rel, 1.0 - q_rel)
-            eps_eff = eps_node / sens
-            n = data.size
-            eta = log_weight_margin(epsilon=eps_eff, n=n, width=hi - lo if hi > lo else None)
-            coef = 0.5 * (eps_eff - 4.0 * eta)
+            q_rel = 0.0 if span <= 0.0 else min(1.0, max(0.0, float((qs[mid] - q_lo) / span)))
             if hi > lo:
-                v = sample_em_quantile(
-                    data,
-                    lower=lo,
-                    upper=hi,
-                    target=q_rel * n,
-                    coef=coef,
-                    grid=self.grid,
-                    rng=rng,
-                    numerics=self.numerics,
-                )
+                v = self._node(data, lo, hi, q_rel, rng, atoms)
                 v = min(max(v, lo), hi)  # the grid point may round just outside a non-grid end
             else:
                 v = lo
@@ -671,7 +966,18 @@ class RecursiveQuantiles(_MultiQuantile):
                 stack.append((data[:cut], i0, mid, lo, v, q_lo, float(qs[mid])))
             if i1 > mid + 1:
                 stack.append((data[cut:], mid + 1, i1, v, hi, float(qs[mid]), q_hi))
-        return out
+        return out, info
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        values, info = self._draw(prepared, rng)
+        if self.clamp:
+            values = np.clip(values, self.lower, self.upper)
+        return self._make_release(
+            values[self.inverse],
+            sampler=sampler_label(self.numerics),
+            details={**self._details(), **({"lattice_test": info} if info else {})},
+            not_private=NotPrivate(),
+        )
 
     def _details(self) -> dict[str, Any]:
         return {
@@ -679,6 +985,7 @@ class RecursiveQuantiles(_MultiQuantile):
             "method": "recursive",
             "levels": self.levels,
             "epsilon_per_node": self.epsilon_per_node,
+            "lattice": self.lattice,
         }
 
 
@@ -960,7 +1267,14 @@ class JointQuantiles(_MultiQuantile):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        neighbours: str = "substitution",
     ) -> None:
+        if neighbours == "add_remove":  # its float margin and lattice test are functions of the public n
+            raise ValueError(
+                "neighbours='add_remove' is not supported by JointExp (it supports 'substitution' only: its "
+                "float margin and lattice test read n); use RecursiveQuantiles (method='recursive')"
+            )
+        check_neighbours(neighbours, allowed=("substitution",))
         super().__init__(qs, epsilon=epsilon, bounds=bounds, clip=clip, clamp=clamp, numerics=numerics)
         self.lattice = check_lattice(lattice)
         if not isinstance(atoms, str) or atoms not in ("auto", "test", "heavy", "light"):

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from smoothdp.cli import budget, experiments, geo, release, smoothed
+from smoothdp.cli import budget, counting, experiments, geo, release, smoothed, table
 from smoothdp.cli.parsing import (
     EXIT_BUDGET,
     EXIT_CODES,
@@ -54,6 +54,8 @@ def build_parser() -> CliParser:
         dest="statistic", parser_class=CliParser, required=True, metavar="STATISTIC"
     )
     release.add_parsers(statistics)
+    counting.add_parsers(statistics)
+    table.add_parsers(statistics)
     geo.add_parsers(statistics)
     budget.add_parsers(commands)
     smoothed.add_parsers(commands)

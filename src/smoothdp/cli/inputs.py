@@ -30,7 +30,9 @@ __all__ = [
     "number_column_names",
     "read_column",
     "read_columns",
+    "read_mixed_columns",
     "read_text_column",
+    "record_count",
     "source_label",
 ]
 
@@ -99,6 +101,30 @@ def read_columns(path: str, columns: Sequence[str]) -> list[np.ndarray]:
         except ValueError as error:
             raise CliError(f"{error} ({label})") from None
     return numbers
+
+
+def read_mixed_columns(
+    path: str, numbers: Sequence[str], texts: Sequence[str]
+) -> tuple[list[np.ndarray], list[list[str]]]:
+    """One reading of the file (standard input can be read once): ``numbers`` as floats (as
+    :func:`read_columns`) and ``texts`` as their cells' text, stripped (as :func:`read_text_column`)."""
+    from smoothdp.data.csv_reader import number_column
+
+    label = source_label(path)
+    header, cells = _read_table(path)
+    for column in (*numbers, *texts):
+        _check_column(column, cells, header, label)
+    try:
+        values = [number_column(cells[column], column) for column in numbers]
+    except ValueError as error:
+        raise CliError(f"{error} ({label})") from None
+    return values, [[cell.strip() for cell in cells[column]] for column in texts]
+
+
+def record_count(path: str) -> int:
+    """The number of records of a CSV file (or stdin): every line after the header (module docstring)."""
+    header, cells = _read_table(path)
+    return len(cells[header[0]]) if header else 0
 
 
 def number_column_names(path: str) -> list[str]:

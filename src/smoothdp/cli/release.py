@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smoothdp.cli import inputs, output
+from smoothdp.cli import grouped, inputs, output
 from smoothdp.cli.budgeted import Plan, execute
 from smoothdp.cli.parsing import (
     NOISES,
@@ -104,6 +104,7 @@ def add_parsers(statistics: Any) -> None:
         add_output_options(parser, json_help=JSON_HELP)
         add_engine_option(parser)
         add_budget_options(parser, relation="substitution or add_remove")
+        grouped.add_group_options(parser, neighbours=name != "mean", delta=name == "quantiles")
 
 
 def add_data_options(parser: argparse.ArgumentParser) -> None:
@@ -242,6 +243,10 @@ def release_statistic(args: argparse.Namespace, data: Any, accountant: Accountan
 
 
 def _run(args: argparse.Namespace) -> int:
+    if grouped.is_grouped(args):  # --by, --keys or --privacy-unit: a table by smoothdp.aggregate
+        return grouped.run_grouped(args, grouped.statistic_request(args))
+    if getattr(args, "neighbours", None) is not None and args.statistic != "mean":
+        raise CliError(f"--neighbours applies to a grouped release of '{args.statistic}' (--by ...)")
     if args.budget is None:  # with --budget, the budget is checked first, before the file is touched
         inputs.check_source(args.file)
     _check_options(args)

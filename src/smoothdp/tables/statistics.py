@@ -1,0 +1,219 @@
+"""Running the planned statistics over the groups: the single-column entry points, per group or in one batch.
+
+* **count**: the exact counts of the group codes (one ``bincount``) plus the noise of
+  :func:`smoothdp.histogram` over the categories 0 … G − 1: every group at once, one noise vector. On the
+  direct path (one group under substitution) the count is n itself, public there and free.
+* **sum**: one batch, :func:`smoothdp.sum`'s mechanism on every group's exact lattice sum at once.
+* **order statistics, means, sums, ...**: one sort of each value column by (group, value) — a stable radix
+  sort of the group codes, then each group's slice sorted in place — and one call of the single-column
+  function per group on its sorted slice (:class:`~smoothdp.scale.engine.SortedRecords`, so the call does not
+  sort again). The loop over groups calls the same function a user calls; every group's data policy (NaN →
+  the bounds' midpoint, clipping) is the one of that function, applied once to the whole column.
+
+Every call gets ``accountant=None`` (the table charges once) and the table's generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from smoothdp.release import Release
+from smoothdp.rng import is_secure
+from smoothdp.scale.engine import SortedRecords
+from smoothdp.tables.plan import PlannedStatistic
+from smoothdp.validation import prepare_records
+
+__all__ = [
+    "GroupedColumn",
+    "StatisticResult",
+    "accepts_neighbours",
+    "describe_release",
+    "noisy_counts",
+    "positional_arguments",
+    "run_count",
+    "run_per_group",
+    "run_sum",
+    "sum_meta",
+]
+
+
+class GroupedColumn:
+    """One value column under the data policy of ``bounds``, grouped: ``records(g)`` are group g's records,
+    sorted (``starts[g]:starts[g + 1]`` of ``values``)."""
+
+    def __init__(
+        self,
+        values: NDArray[np.float64],
+        groups: NDArray[np.int64],
+        n_groups: int,
+        bounds: tuple[float, float],
+        *,
+        name: str,
+    ) -> None:
+        self.bounds = bounds
+        prepared = prepare_records(
+            values, bounds[0], bounds[1], clip=True, name=f"column {name!r}", min_size=0
+        )
+        codes = groups.astype(np.uint16 if n_groups <= 1 << 16 else np.uint32, copy=False)
+        order = np.argsort(codes, kind="stable")  # a radix sort for 16-bit codes
+        self.values = np.ascontiguousarray(prepared[order])
+        counts = np.bincount(groups, minlength=n_groups)
+        self.starts = np.concatenate(([0], np.cumsum(counts)))
+        for g in range(n_groups):  # each group's slice sorted in place (C sorts; no copy)
+            self.values[self.starts[g] : self.starts[g + 1]].sort()
+
+    def records(self, g: int) -> SortedRecords:
+        rec = SortedRecords(self.values[self.starts[g] : self.starts[g + 1]])
+        rec.bounds = self.bounds
+        return rec
+
+
+@dataclass(frozen=True)
+class StatisticResult:
+    """The values of one statistic for every group (shape (G, outputs)) and the public description of the
+    mechanism that released them (``mechanism``, ``method``, ``proof``, ``source``, ``details``: one
+    group's release's public fields, the same for every group; empty when there is no group)."""
+
+    values: NDArray[Any]
+    meta: dict[str, Any]
+    is_simulation: bool
+
+
+def describe_release(release: Release | None) -> dict[str, Any]:
+    """The public fields of a release that describe how a statistic was released."""
+    if release is None:
+        return {}
+    # Where it ran is not how (the same description on every engine); a lattice test's outcome is one
+    # group's private output (covered by its guarantee, but not a description of the table): only its
+    # public parameters are kept.
+    details = {k: v for k, v in release.details.items() if k != "engine"}
+    if isinstance(details.get("lattice_test"), dict):
+        test = details["lattice_test"]
+        details["lattice_test"] = {k: test[k] for k in ("epsilon", "threshold") if k in test}
+    return {
+        "mechanism": release.mechanism,
+        "method": release.details.get("method"),
+        "proof": release.proof,
+        "source": release.source,
+        "details": details,
+    }
+
+
+def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
+    """The arguments after x of the statistic's function (q, the list of qs, the trim)."""
+    if stat.name == "quantile":
+        return (stat.args[0],)
+    if stat.name == "quantiles":
+        return (list(stat.args),)
+    if stat.name == "trimmed_mean":
+        trim = stat.args[0]
+        return (int(trim) if trim >= 1 and float(trim).is_integer() else trim,)
+    return ()
+
+
+def run_per_group(
+    stat: PlannedStatistic,
+    column: GroupedColumn,
+    n_groups: int,
+    *,
+    epsilon: float,
+    neighbours: str,
+    rng: np.random.Generator | Callable[[int], np.random.Generator],
+) -> StatisticResult:
+    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours``; ``rng`` is one
+    generator for every group (drawn in group order), or a function giving group g's generator (the
+    disjoint streams of a :class:`~smoothdp.rng.StreamKey` on Dask workers)."""
+    fn = stat.function()
+    args = positional_arguments(stat)
+    kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "accountant": None}
+    if accepts_neighbours(fn):
+        kwargs["neighbours"] = neighbours
+    out = np.empty((n_groups, len(stat.outputs)), dtype=np.float64)
+    example: Release | None = None
+    simulation = False
+    for g in range(n_groups):
+        gen = rng(g) if callable(rng) else rng
+        release = fn(column.records(g), *args, rng=gen, **kwargs)
+        out[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
+        if example is None:
+            example = release
+        simulation = simulation or release.is_simulation
+    return StatisticResult(out, describe_release(example), simulation)
+
+
+def run_count(
+    groups: NDArray[np.int64], n_groups: int, *, epsilon: float, rng: np.random.Generator
+) -> StatisticResult:
+    """Every group's count at once: the exact counts of the group codes, plus the noise of
+    :func:`smoothdp.histogram` over the categories 0 … G − 1 (its mechanism,
+    :class:`~smoothdp.central.counting.NoisyHistogram`, under add/remove: a person's k rows move the count
+    vector by at most k in ℓ1, so the caller passes ε/k)."""
+    from smoothdp.central.counting_batch import cell_counts
+
+    return noisy_counts(cell_counts(groups, max(n_groups, 1))[:n_groups], epsilon=epsilon, rng=rng)
+
+
+def noisy_counts(counts: NDArray[Any], *, epsilon: float, rng: np.random.Generator) -> StatisticResult:
+    """Exact per-group counts plus the histogram's noise (one draw per group, one vector)."""
+    from smoothdp.central.counting import NoisyHistogram
+    from smoothdp.central.counting_batch import add_integer_noise
+
+    g = counts.size
+    if g == 0:
+        return StatisticResult(np.empty((0, 1), dtype=np.int64), {}, False)
+    mech = NoisyHistogram(epsilon=epsilon, categories=np.arange(g), neighbours="add_remove")
+    values = add_integer_noise(np.asarray(counts, dtype=np.int64), mech.noise, rng).reshape(g, 1)
+    meta = {"mechanism": mech.name, "method": None, "proof": mech.proof, "source": mech.source,
+            "details": {"neighbours": "add_remove", "noise": mech.noise.family}}  # fmt: skip
+    return StatisticResult(values, meta, not is_secure(rng))
+
+
+def run_sum(
+    values: NDArray[np.float64],
+    groups: NDArray[np.int64],
+    n_groups: int,
+    *,
+    bounds: tuple[float, float],
+    epsilon: float,
+    neighbours: str,
+    rng: np.random.Generator,
+) -> StatisticResult:
+    """Every group's clipped sum in one batch: the noisy sum of :func:`smoothdp.sum` (the same
+    :class:`~smoothdp.central.counting.NoisySum` calibration, one exact lattice sum per group, one noise
+    vector), each group's sum ε-DP under ``neighbours`` for one row."""
+    from smoothdp.central.counting import NoisySum
+    from smoothdp.central.counting_batch import noisy_grouped_sums
+
+    mech = NoisySum(bounds=bounds, epsilon=epsilon, neighbours=neighbours)
+    q = mech.quantizer
+    meta = sum_meta(mech, neighbours)
+    if n_groups == 0:
+        return StatisticResult(np.empty((0, 1)), meta, False)
+    out = noisy_grouped_sums(values, groups, n_groups, q, mech.noise, rng)
+    return StatisticResult(np.asarray(out, dtype=np.float64).reshape(n_groups, 1), meta, not is_secure(rng))
+
+
+def sum_meta(mech: Any, neighbours: str) -> dict[str, Any]:
+    """The public description of a batch of noisy sums (a :class:`~smoothdp.central.counting.NoisySum`)."""
+    q = mech.quantizer
+    details = {"neighbours": neighbours, "bounds": (q.lower, q.upper), "quantum": q.quantum,
+               "noise": mech.noise.family}  # fmt: skip
+    return {
+        "mechanism": mech.name,
+        "method": None,
+        "proof": mech.proof,
+        "source": mech.source,
+        "details": details,
+    }
+
+
+def accepts_neighbours(fn: Any) -> bool:
+    """Whether a single-column function takes ``neighbours=``."""
+    import inspect
+
+    return "neighbours" in inspect.signature(fn).parameters
