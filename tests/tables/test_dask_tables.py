@@ -99,7 +99,7 @@ def test_on_a_two_worker_cluster():
     distributed = pytest.importorskip("distributed")
     df = _frame(3000, seed=8)
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB",
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, memory_limit=0,
                                  dashboard_address=":0") as cluster,
         distributed.Client(cluster),
     ):  # fmt: skip
