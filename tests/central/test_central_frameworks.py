@@ -226,14 +226,18 @@ def test_sample_and_aggregate_bad_input():
         SampleAndAggregate("mean", 5, (0, 1), 1.0)
     # Keywords that do not apply are errors naming the valid ones.
     with pytest.raises(TypeError, match=r"aggregator='mean'.*'noise'.*valid keywords: none"):
-        SampleAndAggregate("mean", n_blocks=5, noise="student_t", **kw)
+        SampleAndAggregate("mean", n_blocks=5, median_options={"noise": "student_t"}, **kw)
     with pytest.raises(TypeError, match=r"'beta'"):
-        SampleAndAggregate("mean", n_blocks=5, beta=0.1, **kw)
+        SampleAndAggregate("mean", n_blocks=5, median_options={"beta": 0.1}, **kw)
     with pytest.raises(TypeError, match=r"'df'.*keywords: none"):
-        SampleAndAggregate("mean", n_blocks=5, aggregator="median", df=5, **kw)
+        SampleAndAggregate("mean", n_blocks=5, aggregator="median", median_options={"df": 5}, **kw)
     with pytest.raises(TypeError, match=r"'colour'.*valid keywords: noise"):
-        SampleAndAggregate("mean", n_blocks=5, aggregator="median", colour=5, **kw)
-    st = SampleAndAggregate("mean", n_blocks=5, aggregator="median", noise="student_t", df=5, **kw)
+        SampleAndAggregate("mean", n_blocks=5, aggregator="median", median_options={"colour": 5}, **kw)
+    with pytest.raises(TypeError, match=r"did you mean 'median_options'"):
+        SampleAndAggregate("mean", n_blocks=5, aggregator="median", median_option={"df": 5}, **kw)
+    st = SampleAndAggregate(
+        "mean", n_blocks=5, aggregator="median", median_options={"noise": "student_t", "df": 5}, **kw
+    )
     assert st._median.calibration.family == "student_t"
 
 

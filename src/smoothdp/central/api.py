@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant, charge
-from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
 from smoothdp.central.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.choose import (
     MULTI_METHODS,
@@ -55,6 +55,7 @@ from smoothdp.central.quantiles import (
 from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.statistics import Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
@@ -119,7 +120,9 @@ def median(
     accountant: Accountant | None = None,
     engine: Any = None,
     neighbours: str = "substitution",
-    **noise_options: Any,
+    df: float | None = None,
+    gamma: float | None = None,
+    constants: str | None = None,
 ) -> Release:
     """Private (lower) median x_(⌈n/2⌉) of x in ``bounds``: pure ε-DP under substitution (or (ε, δ) with
     Laplace noise).
@@ -161,12 +164,31 @@ def median(
         The smooth-sensitivity release ignores it (it is already exact on heavy ties).
     scale
         Public scale hint for ``bounds="private"``.
-    noise, beta, **noise_options
-        Smooth-sensitivity options (``beta=None``: :func:`~smoothdp.central.choose.choose_beta`).
+    noise
+        The smooth-sensitivity noise family: ``"polyplace"`` (default), ``"student_t"``, ``"cauchy"`` or
+        ``"laplace"`` (with ``delta``); passing it selects the smooth-sensitivity method under ``"auto"``.
+    beta
+        The smoothness β of the smooth sensitivity (``None``: :func:`~smoothdp.central.choose.choose_beta`,
+        from public parameters).
+    df
+        Degrees of freedom of Student's T (``noise="student_t"`` only; default 3).
+    gamma
+        Exponent γ > 1 of the generalized Cauchy (``noise="cauchy"`` only; default 4).
+    constants
+        ``"bun_steinke"`` (Student's T) or ``"nrs"`` (Cauchy): the papers' constants, for comparison.
     numerics
         ``"exact"`` (default) or ``"float"``.
-    rng, accountant
-        As every release.
+    rng
+        ``None`` (default): the library's secure generator; a seed or a generator from
+        :func:`smoothdp.rng.default_rng`: a reproducible SIMULATION (``release.is_simulation``), not private.
+    accountant
+        An :class:`~smoothdp.accounting.Accountant` charged the release's guarantee before any noise is
+        drawn (a release that does not fit raises ``BudgetError`` and draws nothing); ``None``: no charge.
+    engine
+        ``None``/``"numpy"`` (in memory), ``"dask"`` or a ``dask.distributed.Client`` (docs/scale.md).
+    neighbours
+        ``"substitution"`` (default; n public) or ``"add_remove"`` (n private: the exponential mechanism
+        with a target of q·n, empty data allowed).
     neighbours
         ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; what a
         grouped release needs). Under add/remove only the exponential mechanism runs (``method="auto"``
@@ -174,6 +196,7 @@ def median(
         releases a draw from the base measure (docs/theory/quantiles.md#adding-or-removing-a-record).
         ``method="smooth_sensitivity"`` and ``bounds="private"`` support substitution only.
     """
+    noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     return quantile(
         x,
         0.5,
@@ -219,11 +242,14 @@ def quantile(
     engine: Any = None,
     neighbours: str = "substitution",
     _median: bool = False,
-    **noise_options: Any,
+    df: float | None = None,
+    gamma: float | None = None,
+    constants: str | None = None,
 ) -> Release:
     """Private q-quantile x_(max(1, ⌈q·n⌉)) (numpy's ``inverted_cdf``) under substitution (under
     ``neighbours="add_remove"`` the exponential mechanism's target is q·n); other arguments as
     :func:`median`."""
+    noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     qq = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
     eps = check_epsilon(epsilon)
     check_numerics(numerics)
@@ -715,12 +741,15 @@ def trimmed_mean(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     engine: Any = None,
-    **noise_options: Any,
+    df: float | None = None,
+    gamma: float | None = None,
+    constants: str | None = None,
 ) -> Release:
     """Private trimmed mean (Bun & Steinke, NeurIPS 2019) under substitution: ``trim`` records per end
     (int) or a proportion per end (float) (docs/theory/smooth-sensitivity.md#trimmed-mean). Records are
     clipped into ``bounds`` (NaN imputed with their midpoint) and the release is clamped into them unless
     ``clamp=False``; other arguments as :func:`median`."""
+    noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     return _release(
         TrimmedMean(trim, bounds=bounds, clip=clip),
         x,
@@ -736,3 +765,5 @@ def trimmed_mean(
         engine=engine,
     )
 
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

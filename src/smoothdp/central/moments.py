@@ -323,8 +323,21 @@ class ClippedVariance(_OnDeclaredBounds):
         f"{STAIRCASE_SOURCE}"
     )
 
-    def __init__(self, *, ddof: int = 1, root: bool = False, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        noise: str = "staircase",
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+        ddof: int = 1,
+        root: bool = False,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon, bounds=bounds, noise=noise, clip=clip, clamp=clamp, numerics=numerics
+        )
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
         self.variance_grid = variance_grid(self.lower, self.upper)

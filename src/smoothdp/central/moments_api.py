@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
-from smoothdp.calibration import DEFAULT_NOISE
+from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
 from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
 from smoothdp.central.noisy_moments import NoisyMoments
@@ -43,6 +43,7 @@ from smoothdp.central.range_moments import RangeMean, RangeVariance, choose_mome
 from smoothdp.central.range_sweep import neighbours_of
 from smoothdp.central.statistics import Mean
 from smoothdp.exact import check_numerics
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
@@ -189,7 +190,9 @@ def mean(
     range_fraction: float | None = None,
     numerics: str = "exact",
     engine: Any = None,
-    **noise_options: Any,
+    df: float | None = None,
+    gamma: float | None = None,
+    constants: str | None = None,
 ) -> Release:
     """Private mean of x in ``bounds``, pure ε-DP under ``neighbours`` at the ε passed.
 
@@ -216,8 +219,15 @@ def mean(
     noise
         ``"staircase"`` (default) or ``"laplace"`` for ``"clipped"``/``"private_range"``; a smooth-sensitivity
         noise family (default ``"polyplace"``) for ``"smooth_sensitivity"``.
-    beta, noise_options
-        For ``"smooth_sensitivity"`` only.
+    beta
+        The smoothness β of the smooth sensitivity (``"smooth_sensitivity"`` only; ``None``: the
+        calibration's data-independent default).
+    df
+        Degrees of freedom of Student's T (``"smooth_sensitivity"`` with ``noise="student_t"`` only).
+    gamma
+        Exponent γ > 1 of the generalized Cauchy (``"smooth_sensitivity"`` with ``noise="cauchy"`` only).
+    constants
+        ``"bun_steinke"`` (Student's T) or ``"nrs"`` (Cauchy): the papers' constants, for comparison.
     range_fraction
         Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
         :func:`~smoothdp.central.range_moments.range_share`.
@@ -229,6 +239,7 @@ def mean(
     Release
         ``details["method"]`` says which ran; ``details["clip_range"]`` the range used (private_range).
     """
+    noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     eps = check_epsilon(epsilon)
     lower, upper = check_bounds(bounds, name="bounds (lower, upper)")
     relation = neighbours_of(neighbours)
@@ -386,3 +397,6 @@ def std(
         delta=delta, rng=rng, accountant=accountant, clip=clip, clamp=clamp, noise=noise,
         range_fraction=range_fraction, numerics=numerics, engine=engine,
     )  # fmt: skip
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -63,6 +63,7 @@ from smoothdp.central.atoms import ATOM_MASS, MULTISCALE, Atoms, LatticeSpec, bu
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label, uniform_on_grid
 from smoothdp.exact.bits import rational_choice
 from smoothdp.exact.bits import uniform_bits as _uniform_bits
+from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
@@ -1449,3 +1450,6 @@ class JointQuantiles(_MultiQuantile):
         )
         release.details["epsilon_float_margin"] = self.margin(prepared.size)
         return release
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -310,8 +310,24 @@ class RangeVariance(_OnPrivateRange):
 
     name: ClassVar[str] = "clipped variance on a private range"
 
-    def __init__(self, *, ddof: int = 1, root: bool = False, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        range_fraction: float | None = None,
+        finder: RangeFinderFactory | None = None,
+        noise: str = "staircase",
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+        ddof: int = 1,
+        root: bool = False,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon, bounds=bounds, range_fraction=range_fraction, finder=finder, noise=noise,
+            clip=clip, clamp=clamp, numerics=numerics,
+        )  # fmt: skip
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
         self.variance_grid = variance_grid(self.lower, self.upper)

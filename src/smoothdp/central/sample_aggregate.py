@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -231,9 +231,11 @@ class SampleAndAggregate(Mechanism):
     numerics
         ``"exact"`` (default): the release is exactly rounded onto the public grid of ``bounds``;
         ``"float"``: the float fast path (not hardened).
-    **median_options
-        For ``aggregator="median"`` only: ``noise``, ``delta``, ``beta`` and the noise family's keywords,
-        passed to :class:`SmoothSensitivityMechanism`. The mean aggregator takes none (a ``TypeError``).
+    median_options
+        For ``aggregator="median"`` only, a mapping: ``noise``, ``delta``, ``beta`` and the noise family's
+        keywords (``df``, ``gamma``, ``constants``), passed to :class:`SmoothSensitivityMechanism`, e.g.
+        ``median_options={"noise": "student_t", "df": 5}``. The mean aggregator takes none (a
+        ``TypeError`` naming the valid keywords).
     """
 
     name = "sample-and-aggregate"
@@ -251,7 +253,7 @@ class SampleAndAggregate(Mechanism):
         partition: str = "independent",
         neighbours: str | None = None,
         numerics: str = "exact",
-        **median_options: Any,
+        median_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.numerics = check_numerics(numerics)
         if not (callable(func) or func == "mean"):
@@ -276,10 +278,11 @@ class SampleAndAggregate(Mechanism):
         self.aggregator = aggregator
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # public: bounds only
         if aggregator == "median":
-            check_options(median_options, MEDIAN_OPTIONS, what="aggregator='median'")
+            options = dict(median_options or {})
+            check_options(options, MEDIAN_OPTIONS, what="aggregator='median'")
             median = Median(bounds=(self.lower, self.upper), clip=True)
             self._median = SmoothSensitivityMechanism(
-                median, epsilon=self.epsilon, numerics=self.numerics, **median_options
+                median, epsilon=self.epsilon, numerics=self.numerics, **options
             )
             base: Guarantee = self._median.calibration.guarantee
             self.source = (
@@ -287,7 +290,7 @@ class SampleAndAggregate(Mechanism):
                 f"{self._median.source}"
             )
         else:
-            check_options(median_options, (), what="aggregator='mean' (Laplace, pure ε-DP)")
+            check_options(dict(median_options or {}), (), what="aggregator='mean' (Laplace, pure ε-DP)")
             base = PureDP(self.epsilon)
             self._noise = Laplace((self.upper - self.lower) / (self.n_blocks * self.epsilon))
             self.source = SOURCE_MEAN
@@ -525,7 +528,7 @@ def sample_and_aggregate(
     rng: SeedLike = None,
     accountant: Accountant | None = None,
     engine: Any = None,
-    **median_options: Any,
+    median_options: Mapping[str, Any] | None = None,
 ) -> Release:
     """Sample-and-aggregate release of ``func`` on x (see :class:`SampleAndAggregate` for the guarantee
     and its neighbour relation); ``accountant`` is charged before the partition and the noise are drawn.
@@ -540,7 +543,7 @@ def sample_and_aggregate(
         partition=partition,
         neighbours=neighbours,
         numerics=numerics,
-        **median_options,
+        median_options=median_options,
     )
     return mech.release(x, accountant=accountant, rng=rng, engine=engine)
 

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.accounting import Accountant, charge
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import Frame, frame_kind, read_frame
@@ -271,3 +272,6 @@ def run_statistics(
             )
         )
     return results
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smoothdp.accounting import Accountant
+from smoothdp.keywords import check_keywords_of
 from smoothdp.tables.composition import TableBudget, resolve_neighbours, table_budget
 from smoothdp.tables.groups import PublicKeys, check_by
 from smoothdp.tables.plan import Plan, make_plan
@@ -158,3 +159,6 @@ def build_query(
         epsilons=epsilons,
         epsilon_keys=epsilon_keys,
     )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from smoothdp.keywords import check_keywords_of
 from smoothdp.privacy import Guarantee
 from smoothdp.release import SIMULATION_NOTE, jsonable
 
@@ -112,3 +113,6 @@ class TableRelease:
     def __repr__(self) -> str:
         kind = self.keys.get("kind")
         return f"TableRelease({self.guarantee}, {len(self.statistics)} statistic(s), keys={kind!r})"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from smoothdp.accounting import Accountant
+from smoothdp.keywords import check_keywords_of
 from smoothdp.rng import SeedLike
 from smoothdp.tables.frames import frame_kind, summary_frame
 from smoothdp.tables.release import TableRelease
@@ -87,3 +88,6 @@ def _cell(frame: Any, kind: str, column: str, stat: str) -> Any:
     if kind == "polars":
         return frame[f"{column}_{stat}"][0]
     return frame[column, stat].iloc[0]
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
