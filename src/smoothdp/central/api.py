@@ -196,7 +196,6 @@ def median(
         releases a draw from the base measure (docs/theory/quantiles.md#adding-or-removing-a-record).
         ``method="smooth_sensitivity"`` and ``bounds="private"`` support substitution only.
     """
-    noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     return quantile(
         x,
         0.5,
@@ -217,7 +216,9 @@ def median(
         engine=engine,
         neighbours=neighbours,
         _median=True,
-        **noise_options,
+        df=df,
+        gamma=gamma,
+        constants=constants,
     )
 
 
