@@ -614,7 +614,7 @@ def _run_python(code: str, *, timeout: float) -> str:
 
 def test_huge_epsilon_completes() -> None:
     """Regression: ε = 10^12 made the exponential-mechanism median build 2^(−10^12) as an exact rational
-    (quantile_window: every window weight was turned into a Fraction to keep the outside regions' two).
+    (quantiles.window: every window weight was turned into a Fraction to keep the outside regions' two).
     In a subprocess under a 3 GB address-space limit, so that a regression fails instead of exhausting
     the machine's memory."""
     code = (
@@ -643,7 +643,7 @@ def test_tie_run_at_the_quantile_does_not_hang() -> None:
     """Regression: a run of equal records (off the lattice) covering the exponential mechanism's window of
     ranks left the window without an outcome of positive weight; every draw went to the outside regions,
     whose rejection loop (reading all the data each round) almost never accepted: a data-dependent hang
-    (quantile_window.sample_em_windowed). In a subprocess with a timeout, so that a regression fails."""
+    (quantiles.window.sample_em_windowed). In a subprocess with a timeout, so that a regression fails."""
     code = (
         "import numpy as np, smoothdp as sd\n"
         "x = np.random.default_rng(0).uniform(0.0, 100.0, 10_000); x[::10] = 50.5\n"

@@ -1,7 +1,7 @@
 """The public atoms and the exponential-mechanism quantile's law written from the definition
-(docs/theory/quantiles.md#a-multi-scale-lattice), independently of smoothdp.central.atoms: the points of a
-level of spacing P/Q are Python's correctly rounded float(Fraction(k·P, Q)), their masses factor·fl(P/Q)
-summed over the levels that hold them."""
+(docs/theory/quantiles.md#a-multi-scale-lattice), independently of smoothdp.central.quantiles.atoms: the
+points of a level of spacing P/Q are Python's correctly rounded float(Fraction(k·P, Q)), their masses
+factor·fl(P/Q) summed over the levels that hold them."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ from smoothdp.central.noisy_moments import NoisyMoments
 from smoothdp.central.piecewise_laplace import PiecewiseLaplace
 from smoothdp.central.private_bounds import PrivateRange
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
-from smoothdp.central.quantiles_nested import NestedJointQuantiles
+from smoothdp.central.quantiles.nested import NestedJointQuantiles
 from smoothdp.central.range_moments import RangeMean, RangeVariance
 from smoothdp.central.range_sweep import SweepRange
 from smoothdp.central.scale_free import ScaleFreeQuantile

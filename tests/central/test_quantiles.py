@@ -15,16 +15,14 @@ from smoothdp.central.quantiles import (
     ExponentialQuantile,
     JointQuantiles,
     RecursiveQuantiles,
-    _dyadic_parts,
-    _exact_fallback,
-    _lae_scan,
-    _scan_depth,
     exact_categorical,
     joint_margin,
     prepare_data,
     recursive_levels,
 )
-from smoothdp.central.quantiles_greedy import greedy_margin
+from smoothdp.central.quantiles.exact_draws import _exact_fallback, dyadic_parts
+from smoothdp.central.quantiles.greedy import greedy_margin
+from smoothdp.central.quantiles.log_scans import lae_scan, scan_depth
 from smoothdp.rng import default_rng
 
 
@@ -55,7 +53,7 @@ def test_exact_categorical_zero_weights_are_never_drawn_and_tiny_ones_are_possib
 def test_the_exact_fallback_agrees_with_the_fast_path():
     rng = default_rng(13)
     logw = np.log(np.array([1.0, 1.0, 2.0, 4.0]))
-    k, f = _dyadic_parts(logw)
+    k, f = dyadic_parts(logw)
     live = f > 0
     top = int(k.max())
     head = live & (k - top >= -960)
@@ -175,10 +173,10 @@ def test_jointexp_margin_is_small_public_and_monotone():
 def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
     v = np.random.default_rng(3).normal(0.0, 30.0, (2, 5000))
     v[0, 7] = v[1, 100] = -np.inf
-    assert np.allclose(_lae_scan(v), np.logaddexp.accumulate(v, axis=1), rtol=0, atol=1e-9)
-    assert _lae_scan(np.full((1, 300), -np.inf)).tolist() == [[-np.inf] * 300]
+    assert np.allclose(lae_scan(v), np.logaddexp.accumulate(v, axis=1), rtol=0, atol=1e-9)
+    assert lae_scan(np.full((1, 300), -np.inf)).tolist() == [[-np.inf] * 300]
     # D(L) = L - 1 for L <= 64, else 64 + D(ceil(L / 64)); 10^6 + 1 -> 15626 -> 245 -> 4.
-    assert [_scan_depth(k) for k in (1, 64, 65, 64 * 64, 64 * 64 + 1, 10**6 + 1)] == [
+    assert [scan_depth(k) for k in (1, 64, 65, 64 * 64, 64 * 64 + 1, 10**6 + 1)] == [
         0,
         63,
         65,
@@ -256,7 +254,7 @@ def test_lattice_counts_and_membership_are_exact_against_fractions(numer, denom)
     the cents, not multiples of the float 0.01): open counts and membership against exact rationals."""
     from fractions import Fraction
 
-    from smoothdp.central.atoms import Level
+    from smoothdp.central.quantiles.atoms import Level
 
     level = Level(numer, denom)
     sigma = Fraction(numer, denom)
@@ -272,7 +270,7 @@ def test_lattice_counts_and_membership_are_exact_against_fractions(numer, denom)
 
 
 def test_lattice_reach_and_the_floats_of_decimal_points():
-    from smoothdp.central.atoms import Level
+    from smoothdp.central.quantiles.atoms import Level
 
     lat = Level(1, 1)  # the integers: atoms up to 2^51, beyond they are not; counts stay exact
     assert _open_counts(lat, np.array([-1e7, -1e300]), np.array([1e7, 1e300])).tolist() == [
@@ -287,7 +285,7 @@ def test_lattice_reach_and_the_floats_of_decimal_points():
 
 
 def test_lattice_is_checked_from_public_values_alone():
-    from smoothdp.central.atoms import check_lattice
+    from smoothdp.central.quantiles.atoms import check_lattice
 
     assert check_lattice(None) is None and check_lattice(1) == 1.0 and check_lattice(0.25) == 0.25
     assert check_lattice(0.1) == 0.1 and check_lattice("multiscale") == "multiscale"
@@ -316,7 +314,7 @@ def test_lattice_sampler_matches_the_exact_law(lattice, levels, x):
     (continuum, atom at a data value, atom of each level inside a gap) has visible probability."""
     from atoms_law import atom_masses, binned_counts, em_law
 
-    from smoothdp.central.atoms import Atoms
+    from smoothdp.central.quantiles.atoms import Atoms
 
     mech = ExponentialQuantile(0.5, epsilon=1.5, bounds=(0.0, 5.0), lattice=lattice, numerics="float")
     mech.atoms = Atoms(mech.lattice, factor=0.3)

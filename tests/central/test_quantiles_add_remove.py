@@ -11,7 +11,8 @@ import pytest
 
 import smoothdp
 from smoothdp.central import api
-from smoothdp.central.quantiles import ExponentialQuantile, RecursiveQuantiles, split_target
+from smoothdp.central.quantiles import ExponentialQuantile, RecursiveQuantiles
+from smoothdp.central.quantiles.em_samplers import split_target
 from smoothdp.rng import default_rng
 
 

@@ -21,7 +21,7 @@ from greedy_law import (
 )
 
 from smoothdp.central.quantiles import JointQuantiles
-from smoothdp.central.quantiles_greedy import GreedyChain, GreedyTables, greedy_sample
+from smoothdp.central.quantiles.greedy import GreedyChain, GreedyTables, greedy_sample
 from smoothdp.rng import default_rng
 
 

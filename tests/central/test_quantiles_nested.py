@@ -14,7 +14,7 @@ from atoms_law import atom_masses
 from greedy_law import _location_weights, _shared_locations, definition_nested_bounds, spec_levels
 
 from smoothdp.central.quantiles import JointQuantiles
-from smoothdp.central.quantiles_nested import NestedJointQuantiles, nested_bounds
+from smoothdp.central.quantiles.nested import NestedJointQuantiles, nested_bounds
 from smoothdp.rng import default_rng
 
 

@@ -615,7 +615,7 @@ def _greedy_joint_cases() -> list[Case]:
     from greedy_law import greedy_privacy_loss, nested_privacy_loss
 
     from smoothdp.central import JointQuantiles
-    from smoothdp.central.quantiles_nested import NestedJointQuantiles
+    from smoothdp.central.quantiles.nested import NestedJointQuantiles
 
     def broken_nested(mech: Any) -> Any:
         """The twin that samples at 2ε (its kernel forgets the utility's sensitivity 2) and claims ε."""

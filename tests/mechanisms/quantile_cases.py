@@ -335,7 +335,7 @@ def _recursive_branch(
     mech: Any, x: Any, x2: Any, q1: float, q2: float, spec: Any, eps_node: float, branch: str
 ) -> tuple[float, float]:
     """The two-level recursive law's sup log ratios (both directions) for one outcome of the test."""
-    from smoothdp.central.quantiles import capped_calibration
+    from smoothdp.central.quantiles.em_samplers import capped_calibration
 
     def node_atoms(lo: float, hi: float) -> dict[float, float] | None:
         return None if spec is None else _branch_atoms(spec, lo, hi, branch)

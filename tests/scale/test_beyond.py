@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scale_reference import CountingBackend, blocked_data, check_window, rank_range
 
-from smoothdp.central.quantile_window import sample_em_windowed, window_half_width
 from smoothdp.central.quantiles import ExponentialQuantile, target_rank
+from smoothdp.central.quantiles.window import sample_em_windowed, window_half_width
 from smoothdp.exact import OutputGrid
 from smoothdp.rng import default_rng
 from smoothdp.scale.beyond import beyond_of_partition, beyond_sorted, smallest_positions

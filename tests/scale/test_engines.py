@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 
 import smoothdp
-from smoothdp.central.atoms import Atoms
-from smoothdp.central.quantile_window import sample_em_windowed, window_half_width
 from smoothdp.central.quantiles import ExponentialQuantile, target_rank
+from smoothdp.central.quantiles.atoms import Atoms
+from smoothdp.central.quantiles.window import sample_em_windowed, window_half_width
 from smoothdp.central.statistics import Median, TrimmedMean, kept_sum
 from smoothdp.exact import OutputGrid
 from smoothdp.rng import default_rng
@@ -187,7 +187,7 @@ def test_windowed_sampler_matches_the_whole_data_law(lattice: Any, levels: list[
 def test_windowed_sampler_catches_a_wrong_region_bound(monkeypatch: Any) -> None:
     """Break the bound on purpose (the region distance one rank too large): the exact acceptance check
     refuses, so a wrong bound can never silently bias the law."""
-    from smoothdp.central import quantile_window
+    from smoothdp.central.quantiles import window as quantile_window
 
     real = quantile_window._log_region_bound
     monkeypatch.setattr(

@@ -143,7 +143,7 @@ _EXPORTS = {
     "ExponentialQuantile": "smoothdp.central.quantiles",
     "JointQuantiles": "smoothdp.central.quantiles",
     "RecursiveQuantiles": "smoothdp.central.quantiles",
-    "NestedJointQuantiles": "smoothdp.central.quantiles_nested",
+    "NestedJointQuantiles": "smoothdp.central.quantiles.nested",
     "PrivateRatio": "smoothdp.central.ratio",
     "private_ratio": "smoothdp.central.ratio",
     "ratio_local_sensitivity": "smoothdp.central.ratio",
@@ -221,7 +221,7 @@ if TYPE_CHECKING:
     from smoothdp.central.private_bounds import PrivateRange
     from smoothdp.central.ptr import ProposeTestRelease, distance_to_instability, propose_test_release
     from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
-    from smoothdp.central.quantiles_nested import NestedJointQuantiles
+    from smoothdp.central.quantiles.nested import NestedJointQuantiles
     from smoothdp.central.range_moments import RangeMean, RangeVariance
     from smoothdp.central.range_sweep import SweepRange
     from smoothdp.central.ratio import (

@@ -33,7 +33,6 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant, charge
 from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
-from smoothdp.central.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.choose import (
     MULTI_METHODS,
     SINGLE_METHODS,
@@ -50,9 +49,10 @@ from smoothdp.central.quantiles import (
     JointQuantiles,
     RecursiveQuantiles,
     check_lattice,
-    check_quantile_list,
 )
-from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuantiles
+from smoothdp.central.quantiles.atoms import MULTISCALE, LatticeSpec
+from smoothdp.central.quantiles.multi import check_quantile_list
+from smoothdp.central.quantiles.nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.statistics import Median, Quantile, Statistic, TrimmedMean
 from smoothdp.exact import check_numerics
 from smoothdp.keywords import check_keywords_of
@@ -364,7 +364,7 @@ def quantiles(
     ``method``: ``"auto"`` (JointExp when its certified float margin is small, else the recursive
     algorithm; when ε·n < 72·m, with m the number of distinct quantiles, JointExp over nested bounds: the
     declared bounds or one of their halvings is drawn together with the outputs, by the same exponential
-    mechanism and the same ε, :class:`~smoothdp.central.quantiles_nested.NestedJointQuantiles`;
+    mechanism and the same ε, :class:`~smoothdp.central.quantiles.nested.NestedJointQuantiles`;
     ``details["bounds_used"]`` reports them), ``"joint_exp"`` (Gillenwater, Joseph &
     Kulesza, ICML 2021; docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer,
     ICML 2022; docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or

@@ -12,8 +12,8 @@ import math
 from functools import lru_cache
 
 from smoothdp.calibration import calibrate
-from smoothdp.central.atom_selection import TEST_SHARE, selection_confident
-from smoothdp.central.atoms import LatticeSpec, build_atoms, check_lattice
+from smoothdp.central.quantiles.atom_selection import TEST_SHARE, selection_confident
+from smoothdp.central.quantiles.atoms import LatticeSpec, build_atoms, check_lattice
 from smoothdp.validation import check_epsilon, check_in_range, check_int
 
 __all__ = [
@@ -134,7 +134,7 @@ def evidence_chooses_atoms(*, n: int, epsilon: float, lattice: LatticeSpec) -> b
     """Whether ``quantiles(method="auto")`` lets the data's evidence choose heavy atoms inside the one
     exponential mechanism (JointExp over nested bounds, no ε spent) instead of the private selection
     (public: a lattice, and the selection not confident at n, ε and the number of levels;
-    :func:`~smoothdp.central.atom_selection.selection_confident`)."""
+    :func:`~smoothdp.central.quantiles.atom_selection.selection_confident`)."""
     atoms = build_atoms(check_lattice(lattice))
     return atoms is not None and n > 0 and not selection_confident(n, TEST_SHARE * epsilon, len(atoms.levels))
 

@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles import log_weight_margin, sample_em_quantile
+from smoothdp.central.quantiles.em_samplers import sample_em_quantile
+from smoothdp.central.quantiles.exact_draws import log_weight_margin
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

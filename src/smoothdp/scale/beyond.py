@@ -1,6 +1,6 @@
 """The records just beyond a window's end values, found with the same work on every data set; and probes.
 
-The windowed exponential-mechanism sampler (:mod:`smoothdp.central.quantile_window`) reads a window of
+The windowed exponential-mechanism sampler (:mod:`smoothdp.central.quantiles.window`) reads a window of
 ranks [a, b] and, with it, the ``width`` largest records strictly below x_(a) and the ``width`` smallest
 strictly above x_(b): the ranks just beyond the runs of tied values at the window's ends
 (docs/theory/quantiles.md#sampling-from-a-window-of-ranks). A run may hold most of the data; it is never

@@ -27,13 +27,11 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.atoms import MULTISCALE, Atoms, LatticeSpec
-from smoothdp.central.quantiles import (
-    JointQuantiles,
-    check_quantile_list,
-    exact_categorical,
-    prepare_data,
-)
+from smoothdp.central.quantiles.atoms import MULTISCALE, Atoms, LatticeSpec
+from smoothdp.central.quantiles.em_samplers import prepare_data
+from smoothdp.central.quantiles.exact_draws import exact_categorical
+from smoothdp.central.quantiles.joint import JointQuantiles
+from smoothdp.central.quantiles.multi import check_quantile_list
 from smoothdp.exact import sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP

@@ -19,8 +19,8 @@ needs them. Every sum of the kernel is a blocked prefix scan or a range sum on a
 O(log S)), so the float error has the certified bound :func:`greedy_margin`, charged to ε.
 
 The atom masses are chosen before, by a private selection of the level that holds nearly all the records
-(:mod:`smoothdp.central.atom_selection`): heavy atoms c_ℓ = 64·σ_ℓ on that level, light c_ℓ = 2^-14·σ_ℓ on
-every other one.
+(:mod:`smoothdp.central.quantiles.atom_selection`): heavy atoms c_ℓ = 64·σ_ℓ on that level, light
+c_ℓ = 2^-14·σ_ℓ on every other one.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.atoms import ATOM_MASS, Atoms
-from smoothdp.central.quantiles import _lse_rows, exact_categorical, log_sum
+from smoothdp.central.quantiles.atoms import HEAVY_MASS, LIGHT_MASS, Atoms
+from smoothdp.central.quantiles.exact_draws import exact_categorical
+from smoothdp.central.quantiles.log_scans import lae_scan, log_sum, lse_rows, scan_depth
 from smoothdp.exact import OutputGrid, uniform_on_grid
 
 __all__ = [
@@ -44,10 +45,6 @@ __all__ = [
     "greedy_sample",
 ]
 
-#: Atom masses per unit of spacing: heavy (the level the selection chose) and light (the single
-#: quantile's 2^-14).
-HEAVY_MASS = 64.0
-LIGHT_MASS = ATOM_MASS
 
 _U = 2.0**-53
 _LIBM_ULPS = 64.0
@@ -57,12 +54,6 @@ _LN_TINY = 745.0
 # ------------------------------------------------------------------------------------------------------------
 # Certified float margin
 # ------------------------------------------------------------------------------------------------------------
-def _scan_depth(length: int) -> int:
-    from smoothdp.central.quantiles import _scan_depth as depth
-
-    return depth(length)
-
-
 def range_depth(length: int) -> int:
     """A bound on the chain of log-add-exp operations behind a range sum of :class:`_RangeTree` over
     ``length`` entries: tree nodes of height ≤ h plus at most 2h accumulations, h = ⌈log2 length⌉ + 1."""
@@ -87,7 +78,7 @@ def greedy_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: fl
     big_m = big_r + c * (2.0 * n + 4.0) + math.log(states + 1.0) + 2.0
     delta = _U * (big_m + 4.0 * _LIBM_ULPS)
     ell_err = (2.0 * _LIBM_ULPS * lam + mass_ulps) * _U
-    depth = max(_scan_depth(states), range_depth(states))
+    depth = max(scan_depth(states), range_depth(states))
     ops = (m - 1.0) * (depth + 16.0) + m * (m - 1.0) / 2.0 + m + 16.0
     e_star = m * ell_err + ops * delta
     return 8.0 * m * e_star + 2.0 * _U * epsilon
@@ -131,9 +122,7 @@ class _RangeTree:
 
 
 def _prefix(v: NDArray[np.float64]) -> NDArray[np.float64]:
-    from smoothdp.central.quantiles import _lae_scan
-
-    out: NDArray[np.float64] = _lae_scan(v[None, :])[0]
+    out: NDArray[np.float64] = lae_scan(v[None, :])[0]
     return out
 
 
@@ -282,7 +271,7 @@ class GreedyTables:
             rows[: j + 1] -= nu
             self.nus.append(nu)
             self.first_row[j] = rows[0]
-            self.tot[j] = _lse_rows(rows[: j + 1])
+            self.tot[j] = lse_rows(rows[: j + 1])
 
     # -- forward operations -------------------------------------------------------------------------------
     def _level0(self) -> NDArray[np.float64]:

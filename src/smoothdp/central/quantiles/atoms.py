@@ -38,6 +38,8 @@ from smoothdp.exact.bits import rational_choice
 
 __all__ = [
     "ATOM_MASS",
+    "HEAVY_MASS",
+    "LIGHT_MASS",
     "MULTISCALE",
     "MULTISCALE_SPACINGS",
     "Atoms",
@@ -49,6 +51,10 @@ __all__ = [
 
 #: Light atom mass per unit of spacing: c_ℓ = ATOM_MASS·σ_ℓ (docs/theory/quantiles.md#choosing-the-atom-mass).
 ATOM_MASS = 2.0**-14
+#: Atom masses per unit of spacing of JointExp's stage 2 and the add/remove tests: heavy (the level the
+#: selection chose, or every level after a passed lattice test) and light (the single quantile's 2^-14).
+HEAVY_MASS = 64.0
+LIGHT_MASS = ATOM_MASS
 #: The name of the default multi-scale lattice.
 MULTISCALE = "multiscale"
 #: The default's levels as fractions (numerator, denominator): dyadic 1 … 1/32, decimal 1/10 … 1/10⁴.

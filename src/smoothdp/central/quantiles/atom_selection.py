@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.atoms import Atoms
+from smoothdp.central.quantiles.atoms import Atoms
 
 __all__ = [
     "TEST_FRACTION",
@@ -60,7 +60,7 @@ def selection_confident(n: int, epsilon_test: float, n_levels: int) -> bool:
     """Whether records that are all points of one level would select it with probability at least
     1/(1 + e^-3) ≈ 0.95 (public): ε_t·(0.1n − 1/ε_t) ≥ ln L + 3. Below, ``quantiles(method="auto")``
     lets the data's evidence choose the heavy level instead, at no cost in ε
-    (:class:`~smoothdp.central.quantiles_nested.NestedJointQuantiles`)."""
+    (:class:`~smoothdp.central.quantiles.nested.NestedJointQuantiles`)."""
     return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(max(n_levels, 1)) + 3.0
 
 

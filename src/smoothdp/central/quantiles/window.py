@@ -6,7 +6,7 @@ The mechanism (:class:`~smoothdp.central.quantiles.ExponentialQuantile`) draws o
 probability proportional to its float weight Ŵ: an open gap j = (x_(j), x_(j+1)) between padded order
 statistics (x_(0) = lower, x_(n+1) = upper), weight ≈ μ(gap)·e^{−coef·|j − t|}, or a lattice atom at a
 distinct data value (a *knot*), weight ≈ μ({v})·e^{−coef·dist}; μ = Lebesgue + the public atoms
-(:mod:`smoothdp.central.atoms`).
+(:mod:`smoothdp.central.quantiles.atoms`).
 
 Work (public: n, ε, the bounds, q), the same on every data set except in the outside round (step 4):
 
@@ -38,13 +38,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.atoms import Atoms
-from smoothdp.central.quantiles import (
-    _dyadic_parts,
-    exact_categorical,
-    sample_em_lattice,
-    sample_em_quantile,
-)
+from smoothdp.central.quantiles.atoms import Atoms
+from smoothdp.central.quantiles.em_samplers import sample_em_lattice, sample_em_quantile
+from smoothdp.central.quantiles.exact_draws import dyadic_parts, exact_categorical
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.exact.bits import bernoulli as _bernoulli
 from smoothdp.exact.bits import uniform_bits as _uniform_bits
@@ -65,7 +61,7 @@ def window_half_width(n: int, coef: float) -> int:
 def _dyadic(logw: NDArray[np.float64]) -> list[Fraction]:
     """The exact float weights Ŵ = f·2^k of natural-log weights (what :func:`exact_categorical` draws by:
     the same call on the same array)."""
-    k, f = _dyadic_parts(logw)
+    k, f = dyadic_parts(logw)
     return [Fraction(float(ff)) * Fraction(2) ** int(kk) for kk, ff in zip(k, f, strict=True)]
 
 
@@ -315,7 +311,7 @@ def sample_em_windowed(
     name, lo, hi, mass, _ = parts[side]
     point = _OutsidePoint(name, lo, hi, mass, lattice, _words(lower, upper), rng)
     probe = records.probe(point.point)
-    k_all, f_all = _dyadic_parts(logw)
+    k_all, f_all = dyadic_parts(logw)
     u_hat = Fraction(float(f_all[idx])) * Fraction(2) ** int(k_all[idx])
     value = _accept_outside(
         point, probe, parts, bounds, u_hat, vals, n,

@@ -1,0 +1,293 @@
+"""One quantile by the exponential mechanism (Smith, STOC 2011), sampled exactly: :class:`ExponentialQuantile`
+(docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from smoothdp.central.quantiles.atom_selection import TEST_SHARE
+from smoothdp.central.quantiles.atoms import (
+    ATOM_MASS,
+    MULTISCALE,
+    Atoms,
+    LatticeSpec,
+    build_atoms,
+    check_lattice,
+)
+from smoothdp.central.quantiles.em_samplers import (
+    add_remove_lattice_test,
+    capped_calibration,
+    check_candidates,
+    check_width,
+    em_lattice_weights,
+    em_quantile_index_weights,
+    heavy_atoms,
+    rank_sensitivity,
+    sample_em_candidates,
+    sample_em_lattice,
+    sample_em_quantile,
+    split_target,
+    target_rank,
+    tie_distance,
+)
+from smoothdp.central.quantiles.exact_draws import log_weight_margin
+from smoothdp.central.quantiles.window import sample_em_windowed
+from smoothdp.exact import OutputGrid, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
+from smoothdp.mechanism import Mechanism
+from smoothdp.privacy import PureDP, check_neighbours
+from smoothdp.release import NotPrivate, Release
+from smoothdp.scale.engine import Records, SortedRecords, as_records
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
+
+__all__ = [
+    "ExponentialQuantile",
+]
+
+_SMITH = "Smith, Privacy-preserving statistical estimation with optimal convergence rates, STOC 2011"
+
+
+class ExponentialQuantile(Mechanism):
+    """The q-quantile by the exponential mechanism over the continuum between order statistics (or over
+    public candidates).
+
+    Guarantee: pure ε-DP under substitution (one record replaced), by the exponential mechanism with the
+    tie-aware rank utility −dist(t, [#{x_i < y}, #{x_i ≤ y}]) of sensitivity 1 (Smith, STOC 2011),
+    t = ⌈q·n⌉ − 1/2 (the rank of :class:`~smoothdp.central.statistics.Quantile`, centred), w.r.t. the public
+    base measure Lebesgue + c·(counting measure on the lattice), sampled exactly from certified float
+    weights (docs/theory/quantiles.md#the-exponential-mechanism-quantile,
+    docs/theory/quantiles.md#a-public-lattice-for-tied-data).
+
+    With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
+    add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
+    distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
+    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
+    private test (5% of ε) first picks heavy or light atoms
+    (docs/theory/quantiles.md#the-lattice-test-without-n).
+
+    Parameters
+    ----------
+    q
+        The quantile in [0, 1] (target rank t = max(1, ⌈q·n⌉) − 1/2).
+    epsilon
+        ε > 0.
+    bounds
+        Public ``(lower, upper)``; the output lies in them.
+    candidates
+        Optional public sorted values (discrete data): the output is one of them
+        (docs/theory/quantiles.md#discrete-candidates); ``lattice`` is then not used.
+    lattice
+        The public atoms of the base measure, so that a tied value on them is released exactly
+        (:mod:`smoothdp.central.quantiles.atoms`): ``"multiscale"`` (default: every dyadic number with at
+        most five binary places and every decimal number with at most four decimal places, a point of
+        spacing σ carrying the mass 2^-14·σ; docs/theory/quantiles.md#a-multi-scale-lattice), a spacing s (one
+        lattice, mass 2^-14·s: s = m·2^e with an odd m < 2^21, or a short decimal such as 0.1), a sequence
+        of spacings, or ``None``: the pure continuum. An atom is released as itself (an exact float).
+    clip
+        Clip records into the bounds (default; ±inf too) or refuse records outside them (trusted data).
+    clamp
+        Clamp the released value into the bounds after rounding onto the output grid (post-processing).
+    numerics
+        ``"exact"`` (default): output rounded exactly onto the public grid of the bounds; ``"float"``:
+        the float fast path.
+    neighbours
+        ``"substitution"`` (default; n public) or ``"add_remove"`` (n private).
+    """
+
+    name: ClassVar[str] = "exponential mechanism"
+    proof: ClassVar[str] = "docs/theory/quantiles.md#the-exponential-mechanism-quantile"
+    source = f"{_SMITH}; exact sampling: docs/theory/quantiles.md#sampling-exactly-from-float-weights"
+
+    def __init__(
+        self,
+        q: float,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        candidates: ArrayLike | None = None,
+        lattice: LatticeSpec = MULTISCALE,
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+        neighbours: str = "substitution",
+    ) -> None:
+        self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
+        self.epsilon = check_epsilon(epsilon)
+        self.lower, self.upper = check_bounds(bounds, name="bounds (lower, upper)")
+        self.width = check_width(self.lower, self.upper)
+        self.candidates = None if candidates is None else check_candidates(candidates, self.lower, self.upper)
+        self.lattice = check_lattice(lattice)
+        self.atoms = None if self.candidates is not None else build_atoms(self.lattice)
+        self.clip = check_bool("clip", clip)
+        self.clamp = check_bool("clamp", clamp)
+        self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        self.guarantee = PureDP(self.epsilon, neighbours=relation)
+        self.calibration = None
+        #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
+        #: share of ε of the lattice test (0 without a lattice).
+        self.capped: tuple[float, float, float] | None = None
+        self.epsilon_test = 0.0
+        if relation == "add_remove":
+            width: float | None = None if self.candidates is not None else self.width
+            if self.atoms is not None:
+                self.epsilon_test = TEST_SHARE * self.epsilon
+                width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
+            self.capped = capped_calibration(
+                epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
+            )
+
+    @property
+    def statistic_name(self) -> str:
+        return "median" if self.q == 0.5 else f"quantile({self.q:g})"
+
+    @property
+    def atom_mass(self) -> float:
+        """c_ℓ/σ_ℓ: the mass of an atom per unit of its level's spacing (0 without atoms)."""
+        return 0.0 if self.atoms is None else ATOM_MASS
+
+    def weight_margin(self, n: int) -> float:
+        """η: the certified error of the float log weights for n records (under add/remove: public, for
+        every n)."""
+        if self.capped is not None:
+            return self.capped[2]
+        width: float | None = None if self.candidates is not None else self.width
+        if self.atoms is not None:
+            width = self.atoms.log_width(self.width)
+        return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
+
+    def epsilon_used(self, n: int) -> float:
+        """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights (minus
+        the lattice test's share under add/remove)."""
+        return self.epsilon - self.epsilon_test - 4.0 * self.weight_margin(n)
+
+    def _prepare(self, data: Any) -> Records:
+        return as_records(data, self.lower, self.upper, clip=self.clip)
+
+    def sample(self, data: Records | NDArray[np.float64], rng: np.random.Generator) -> float:
+        """One output on prepared data (:class:`~smoothdp.scale.engine.Records`, or a clipped sorted array),
+        no accountant (simulations, tests). Reads a window of ranks around the target, on any engine
+        (docs/theory/quantiles.md#sampling-from-a-window-of-ranks)."""
+        records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        if self.capped is not None:
+            return self._sample_add_remove(records.sorted_values(), rng)[0]
+        n = records.n
+        coef = 0.5 * self.epsilon_used(n)
+        target = target_rank(self.q, n)
+        if self.candidates is not None:
+            value = sample_em_candidates(
+                records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
+            )
+        else:
+            value = sample_em_windowed(
+                records,
+                lower=self.lower,
+                upper=self.upper,
+                target=target,
+                coef=coef,
+                eta=self.weight_margin(n),
+                lattice=self.atoms,
+                grid=self.grid,
+                rng=rng,
+                numerics=self.numerics,
+            )
+        return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+
+    def _sample_add_remove(
+        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+    ) -> tuple[float, dict[str, Any]]:
+        """The add/remove draw (clamped if asked) and the lattice test's report: the test first (with
+        atoms), then target q·n, capped distance, the whole-data sampler (every record read)."""
+        assert self.capped is not None
+        coef, cap, _ = self.capped
+        t, offset = split_target(self.q, sorted_x.size)
+        info: dict[str, Any] = {}
+        if self.candidates is not None:
+            value = sample_em_candidates(
+                sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
+            )
+        elif self.atoms is None:
+            value = sample_em_quantile(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, grid=self.grid, rng=rng,
+                numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        else:
+            info = add_remove_lattice_test(
+                sorted_x, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+            )
+            atoms = self.test_atoms(info["atoms"] == "heavy")
+            value = sample_em_lattice(
+                sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=atoms,
+                grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
+        value = float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+        return value, info
+
+    def test_atoms(self, heavy: bool) -> Atoms:
+        """The atoms after the add/remove lattice test: every level heavy (64·σ_ℓ) or light (2^-14·σ_ℓ,
+        :attr:`atoms`)."""
+        assert self.atoms is not None
+        return heavy_atoms(self.lattice) if heavy else self.atoms
+
+    def log_density(
+        self, sorted_x: NDArray[np.float64], y: ArrayLike, *, heavy: bool = False
+    ) -> NDArray[np.float64]:
+        """ln p_x(y) of the ideal (real-arithmetic, unrounded) output at ε′ w.r.t. the base measure
+        (Lebesgue + the atoms' measure; ``heavy``: the heavy atoms of the add/remove test), continuous case;
+        for tests."""
+        n = sorted_x.size
+        atoms = self.atoms if self.atoms is None or self.capped is None else self.test_atoms(heavy)
+        if self.capped is not None:
+            coef, cap, _ = self.capped
+            t, offset = split_target(self.q, n)
+        else:
+            coef, cap, offset = 0.5 * self.epsilon_used(n), math.inf, 0.0
+            t = target_rank(self.q, n)
+        if atoms is None:
+            _, logw = em_quantile_index_weights(sorted_x, self.lower, self.upper, t, coef, offset, cap)
+        else:
+            *_, logw = em_lattice_weights(sorted_x, self.lower, self.upper, t, coef, atoms, offset, cap)
+        top = float(np.max(logw))
+        log_z = top + math.log(float(np.sum(np.exp(logw - top))))
+        yy = np.asarray(y, dtype=np.float64)
+        below = np.searchsorted(sorted_x, yy, side="left").astype(np.float64)
+        at_most = np.searchsorted(sorted_x, yy, side="right").astype(np.float64)
+        dist = tie_distance(below, at_most, t, offset, cap)
+        out: NDArray[np.float64] = -coef * dist - log_z
+        return out
+
+    def _release(self, prepared: Records, rng: np.random.Generator) -> Release:
+        info: dict[str, Any] = {}
+        if self.capped is not None:
+            value, info = self._sample_add_remove(prepared.sorted_values(), rng)
+        else:
+            value = self.sample(prepared, rng)
+        return self._make_release(
+            value,
+            sampler=sampler_label(self.numerics),
+            details={
+                "method": "exponential",
+                "bounds": (self.lower, self.upper),
+                "clip": self.clip,
+                "clamp": self.clamp,
+                "candidates": None if self.candidates is None else int(self.candidates.size),
+                "lattice": None if self.atoms is None else self.atoms.label,
+                "epsilon_in_weights": self.epsilon_used(prepared.n),
+                "engine": prepared.engine,
+                **({} if self.capped is None else {"rank_cap": self.capped[1]}),
+                **({"lattice_test": info} if info else {}),
+            },
+            not_private=NotPrivate(),
+        )
+
+    def __repr__(self) -> str:
+        return f"ExponentialQuantile(q={self.q:g}, {self.guarantee}, bounds=({self.lower:g}, {self.upper:g}))"
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
