@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.atoms import Atoms, build_atoms, check_lattice
 from smoothdp.central.quantiles import ExponentialQuantile, target_rank
+from smoothdp.central.quantiles.atoms import Atoms, build_atoms, check_lattice
 
 
 def _law(
