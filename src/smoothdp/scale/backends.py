@@ -33,6 +33,7 @@ __all__ = [
     "block_histograms",
     "collect_beyond_block",
     "collect_block",
+    "collect_ranges_block",
     "exact_sum_between",
     "merge_beyond",
     "probe_block",
@@ -118,6 +119,13 @@ def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> 
 def collect_block(block: ArrayLike, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
     """The keys of one block in [key_lo, key_hi] (the per-block kernel of :meth:`KeyBackend.collect`)."""
     return _in_range(float_keys(np.asarray(block, dtype=np.float64).ravel()), key_lo, key_hi)
+
+
+def collect_ranges_block(block: ArrayLike, ranges: Sequence[tuple[int, int]]) -> list[NDArray[np.uint64]]:
+    """The keys of one block in each of the key ranges [lo, hi] (the kernel of
+    :meth:`CachingBackend.collect_ranges`): the keys are made once."""
+    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
+    return [_in_range(keys, int(lo), int(hi)) for lo, hi in ranges]
 
 
 def collect_beyond_block(
@@ -220,6 +228,19 @@ class CachingBackend(KeyBackend):
         self.passes += 1
         return self._collect_pass(int(key_lo), int(key_hi))
 
+    def collect_ranges(self, ranges: Sequence[tuple[int, int]]) -> list[NDArray[np.uint64]]:
+        """One pass: the keys in each of the ranges [lo, hi] (several windows at once)."""
+        self.passes += 1
+        per_block = self._collect_ranges_pass([(int(lo), int(hi)) for lo, hi in ranges])
+        return [
+            np.concatenate([p[i] for p in per_block]) if per_block else np.empty(0, dtype=np.uint64)
+            for i in range(len(ranges))
+        ]
+
+    def _collect_ranges_pass(self, ranges: list[tuple[int, int]]) -> list[list[NDArray[np.uint64]]]:
+        """One pass: every block's :func:`collect_ranges_block`."""
+        raise NotImplementedError
+
     def collect_beyond(
         self, key_lo: int, key_hi: int, below_key: int, above_key: int, width: int
     ) -> tuple[NDArray[np.uint64], NDArray[np.uint64], NDArray[np.uint64]]:
@@ -260,6 +281,9 @@ class BlockBackend(CachingBackend):
     def _collect_pass(self, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
         parts = [collect_block(b, key_lo, key_hi) for b in self._blocks]
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
+
+    def _collect_ranges_pass(self, ranges: list[tuple[int, int]]) -> list[list[NDArray[np.uint64]]]:
+        return [collect_ranges_block(b, ranges) for b in self._blocks]
 
     def _collect_beyond_pass(
         self, key_lo: int, key_hi: int, below_key: int, above_key: int, width: int

@@ -28,6 +28,7 @@ from smoothdp.scale.backends import (
     block_histograms,
     collect_beyond_block,
     collect_block,
+    collect_ranges_block,
     exact_sum_between,
     probe_block,
 )
@@ -145,6 +146,15 @@ class DaskBackend(CachingBackend):
             collect_beyond_block, key_lo=key_lo, key_hi=key_hi, below_key=below_key, above_key=above_key
         )
         return self._per_block(functools.partial(kernel, width=width))
+
+    def _collect_ranges_pass(self, ranges: list[tuple[int, int]]) -> list[list[NDArray[np.uint64]]]:
+        """One pass: per block, its keys in each range."""
+        return self._per_block(functools.partial(collect_ranges_block, ranges=tuple(ranges)))
+
+    def per_block(self, kernel: Any) -> list[Any]:
+        """One pass: ``kernel(block)`` on every block (a picklable module-level function), gathered."""
+        self.passes += 1
+        return self._per_block(kernel)
 
     def _probe_pass(self, point: float) -> list[Probe]:
         """One pass: per block, its probe of ``point``."""

@@ -23,6 +23,7 @@ every engine (docs/scale.md#one-release-every-engine).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -31,7 +32,13 @@ from numpy.typing import NDArray
 
 from smoothdp.scale.beyond import Probe, beyond_of_partition, beyond_sorted, probe_keys, probe_sorted
 from smoothdp.scale.keys import float_keys
-from smoothdp.scale.selection import RankWindow, partition_ranks, partition_window, window_sorted
+from smoothdp.scale.selection import (
+    RankWindow,
+    partition_ranks,
+    partition_window,
+    partition_windows,
+    window_sorted,
+)
 from smoothdp.sums import exact_sum
 from smoothdp.validation import apply_data_policy, as_float_array, prepare_records
 from smoothdp.work import tally
@@ -128,6 +135,29 @@ class Records(ABC):
         tally("window_records", fetched.values.size)
         self._cache = [fetched, *keep[:3]]
         return sub_window(fetched, *want) if want[0] <= want[1] else fetched
+
+    def windows(self, spans: Sequence[tuple[int, int]]) -> list[RankWindow]:
+        """Exact windows for several disjoint spans of ranks [lo, hi] at once (JointExp's windows,
+        docs/theory/quantiles.md#jointexp-from-windows-of-ranks): in memory one partition at every end, on
+        Dask the passes of one window (shared histograms, one collect pass for all). Not cached."""
+        got = self._fetch_many([(int(lo), int(hi)) for lo, hi in spans])
+        passes = sum(w.passes for w in got)
+        self.passes += passes
+        _tally_pass(self, passes if self.engine == "dask" else self._memory_passes())
+        tally("window_records", sum(w.values.size for w in got))
+        return got
+
+    def _fetch_many(self, spans: list[tuple[int, int]]) -> list[RankWindow]:
+        return [self._fetch(lo, hi) for lo, hi in spans]
+
+    def count_matching(self, kernel: Callable[[NDArray[np.float64]], int]) -> int:
+        """Σ kernel(block) over the records' blocks, in one pass (``kernel``: a picklable module-level
+        function, or a ``functools.partial`` of one, counting in a block)."""
+        _tally_pass(self, 1)
+        return int(kernel(self._all_values()))
+
+    def _all_values(self) -> NDArray[np.float64]:
+        return self.sorted_values()
 
     def value_at(self, rank: int) -> float:
         """The order statistic x_(rank), exactly."""
@@ -249,6 +279,9 @@ class SortedRecords(Records):
     def sorted_values(self) -> NDArray[np.float64]:
         return self.values
 
+    def _all_values(self) -> NDArray[np.float64]:
+        return self.values
+
 
 class InMemoryRecords(Records):
     """Records held unsorted in memory: each window is one O(n) selection, never a full sort.
@@ -286,6 +319,14 @@ class InMemoryRecords(Records):
         low, high, below, above = beyond_of_partition(part, first, last, width, nonnegative=nonnegative)
         values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
         return RankWindow(self.n, first, values, below, above), low, high
+
+    def _fetch_many(self, spans: list[tuple[int, int]]) -> list[RankWindow]:
+        if self._sorted is not None:
+            return [window_sorted(self._sorted, lo, hi) for lo, hi in spans]
+        return partition_windows(self.values, spans, overwrite=self.owned)
+
+    def _all_values(self) -> NDArray[np.float64]:
+        return self.values
 
     def _probe(self, point: float) -> tuple[Probe, int]:
         if self._sorted is not None:
@@ -340,6 +381,18 @@ class DaskRecords(Records):
 
     def _probe(self, point: float) -> tuple[Probe, int]:
         return self.backend.probe(point), 1
+
+    def _fetch_many(self, spans: list[tuple[int, int]]) -> list[RankWindow]:
+        from smoothdp.scale.selection import select_windows
+
+        return select_windows(self.backend, spans, cap=self.cap)
+
+    def count_matching(self, kernel: Callable[[NDArray[np.float64]], int]) -> int:
+        passes = self.backend.passes
+        total = sum(int(k) for k in self.backend.per_block(kernel))
+        self.passes += self.backend.passes - passes
+        _tally_pass(self, 1)
+        return total
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         _tally_pass(self, 1)

@@ -74,10 +74,12 @@ __all__ = [
     "exact_sum_between",
     "partition_ranks",
     "partition_window",
+    "partition_windows",
     "plan_windows",
     "refinements_needed",
     "select_window",
     "select_window_beyond",
+    "select_windows",
     "window_in_memory",
     "window_sorted",
 ]
@@ -204,6 +206,53 @@ def partition_window(
     n_below = count_beyond(part[: first - 1], float(values[0]), below=True)
     n_above = count_beyond(part[last:], float(values[-1]), below=False)
     return RankWindow(n=part.size, first=first, values=values, n_below=n_below, n_above=n_above), part
+
+
+def _count_side(part: NDArray[np.float64], kth: list[int], pos: int, value: float, *, below: bool) -> int:
+    """#{x < value} (``below``) or #{x > value} in ``part``, partitioned at the sorted positions ``kth``
+    with part[pos] = value, pos in kth: the elements between pos and the nearest kth position whose value
+    is strictly beyond ``value`` are scanned; everything past that position is beyond ``value``."""
+    n = part.size
+    if below:
+        stop = pos
+        for k in reversed([k for k in kth if k < pos]):
+            if part[k] < value:
+                return k + 1 + count_beyond(part[k + 1 : stop], value, below=True)
+        return count_beyond(part[:stop], value, below=True)
+    for k in [k for k in kth if k > pos]:
+        if part[k] > value:
+            return (n - k) + count_beyond(part[pos + 1 : k], value, below=False)
+    return count_beyond(part[pos + 1 :], value, below=False)
+
+
+def partition_windows(
+    x: ArrayLike, spans: Sequence[tuple[int, int]], *, overwrite: bool = False
+) -> list[RankWindow]:
+    """The windows of ranks [lo, hi] ∩ [1, n] of an unsorted array for several disjoint spans, in one
+    ``np.partition`` at every window end, each window's slice sorted, its n_below / n_above counted in
+    the stretch between its end and the next end beyond it (the whole array past the last end if every
+    end ties with it). Equal, bit for bit, to :func:`window_sorted` of ``np.sort(x + 0.0)`` per span;
+    ``overwrite`` as :func:`partition_ranks`."""
+    a = np.asarray(x, dtype=np.float64)
+    in_place = overwrite and a is x and a.ndim == 1 and a.flags.c_contiguous and a.flags.writeable
+    a = a.ravel()
+    n = int(a.size)
+    clipped = [_clip(n, lo, hi) for lo, hi in spans]
+    kth = sorted({k for first, last in clipped if first <= last for k in (first - 1, last - 1)})
+    if not kth:
+        return [_empty(n, first, 0) for first, _ in clipped]
+    part = a if in_place else a.copy()
+    part.partition(kth)
+    out = []
+    for first, last in clipped:
+        if last < first:
+            out.append(_empty(n, first, 0))
+            continue
+        values = np.sort(part[first - 1 : last]) + 0.0  # −0 and +0 compare equal: fold after sorting
+        below = _count_side(part, kth, first - 1, float(values[0]), below=True)
+        above = _count_side(part, kth, last - 1, float(values[-1]), below=False)
+        out.append(RankWindow(n=n, first=first, values=values, n_below=below, n_above=above))
+    return out
 
 
 @dataclass(frozen=True)
@@ -464,3 +513,35 @@ def select_window_beyond(
     low = np.concatenate((pads[0][: width - low.size], low))
     high = np.concatenate((high, pads[1][: width - high.size]))
     return window, low, high
+
+
+def select_windows(
+    backend: KeyBackend, spans: Sequence[tuple[int, int]], *, cap: int = 1 << 20
+) -> list[RankWindow]:
+    """The exact windows of several spans of ranks, as :func:`select_window` (``fixed=True``) each, with
+    the histogram and refinement passes shared (:func:`plan_windows`) and every window collected in one pass
+    (:meth:`~smoothdp.scale.backends.CachingBackend.collect_ranges`). The passes depend on n, the widths,
+    the number of spans and the cap only. The first window carries the passes of all."""
+    made_before = getattr(backend, "passes", None)
+    n, plans = plan_windows(backend, spans, cap=cap, fixed=True)
+    calls = 1 + (refinements_needed(n, cap) if any(f <= last for f, last, _, _ in plans) else 0)
+    ranges = []
+    for first, last, lo_end, hi_end in plans:
+        key_lo, key_hi, _ = _collect_range(lo_end, hi_end) if first <= last else (1, 0, 0)
+        ranges.append((key_lo, key_hi) if key_lo <= key_hi else (_ABSENT_KEY, _ABSENT_KEY))
+    collect_ranges = getattr(backend, "collect_ranges", None)
+    if collect_ranges is not None:
+        got_all = collect_ranges(ranges)
+        calls += 1
+    else:
+        got_all = [backend.collect(lo, hi) for lo, hi in ranges]
+        calls += len(ranges)
+    passes = _made(backend, made_before, calls)
+    out = []
+    for (first, last, lo_end, hi_end), got in zip(plans, got_all, strict=True):
+        if last < first:
+            out.append(_empty(n, first, passes))
+        else:
+            out.append(_assemble(n, first, last, lo_end, hi_end, np.sort(got), passes))
+        passes = 0
+    return out
