@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.scale.beyond import Probe, beyond_of_block, merge_block_scores, probe_keys
-from smoothdp.scale.keys import KEY_MAX, float_keys
+from smoothdp.scale.keys import KEY_MAX, float_keys, top_digits
 from smoothdp.sums import exact_sum
 
 __all__ = [
@@ -100,15 +100,21 @@ def _in_range(keys: NDArray[np.uint64], key_lo: int, key_hi: int) -> NDArray[np.
 def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> NDArray[np.int64]:
     """The digit histograms of one block: an int64 array of shape (len(requests), 2^16).
 
-    The per-block kernel of :meth:`KeyBackend.histograms` (blocks' results add up). Vectorized: keys of the
-    block, a range mask per request, ``np.bincount`` of the 16-bit digits.
+    The per-block kernel of :meth:`KeyBackend.histograms` (blocks' results add up). Vectorized: the keys'
+    top digits of the whole block (:func:`~smoothdp.scale.keys.top_digits`), ``np.bincount`` of them for
+    the top request; for a range request the full keys of only the records whose top digit can fall in
+    the range (every request reads every record's top digit: the same steps whatever the range holds).
     """
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
+    values = np.asarray(block, dtype=np.float64).ravel()
+    top = top_digits(values)
     out = np.zeros((len(requests), NBINS), dtype=np.int64)
     for j, (key_lo, key_hi, shift) in enumerate(requests):
         if not 0 <= key_lo <= key_hi <= KEY_MAX or not 0 <= shift <= TOP_SHIFT:
             raise ValueError(f"invalid histogram request {(key_lo, key_hi, shift)!r}")
-        sel = keys if key_lo == 0 and key_hi == KEY_MAX else _in_range(keys, key_lo, key_hi)
+        if key_lo == 0 and key_hi == KEY_MAX and shift == TOP_SHIFT:
+            out[j] = np.bincount(top, minlength=NBINS)
+            continue
+        sel = _in_range(_keys_near(values, top, key_lo, key_hi), key_lo, key_hi)
         digits = sel >> np.uint64(shift)
         if shift < TOP_SHIFT:
             digits &= np.uint64(NBINS - 1)
@@ -116,16 +122,35 @@ def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> 
     return out
 
 
+def _keys_near(
+    values: NDArray[np.float64], top: NDArray[np.int64], key_lo: int, key_hi: int
+) -> NDArray[np.uint64]:
+    """The keys of the records whose top digit lies in [top(key_lo), top(key_hi)] (a superset of the keys
+    in [key_lo, key_hi]), from one unsigned comparison of the top digits."""
+    t_lo, t_hi = key_lo >> TOP_SHIFT, key_hi >> TOP_SHIFT
+    near = (top - np.int64(t_lo)).view(np.uint64) <= np.uint64(t_hi - t_lo)
+    return float_keys(values[near])
+
+
 def collect_block(block: ArrayLike, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
     """The keys of one block in [key_lo, key_hi] (the per-block kernel of :meth:`KeyBackend.collect`)."""
-    return _in_range(float_keys(np.asarray(block, dtype=np.float64).ravel()), key_lo, key_hi)
+    if key_lo > key_hi:
+        return np.empty(0, dtype=np.uint64)
+    values = np.asarray(block, dtype=np.float64).ravel()
+    return _in_range(_keys_near(values, top_digits(values), key_lo, key_hi), key_lo, key_hi)
 
 
 def collect_ranges_block(block: ArrayLike, ranges: Sequence[tuple[int, int]]) -> list[NDArray[np.uint64]]:
     """The keys of one block in each of the key ranges [lo, hi] (the kernel of
-    :meth:`CachingBackend.collect_ranges`): the keys are made once."""
-    keys = float_keys(np.asarray(block, dtype=np.float64).ravel())
-    return [_in_range(keys, int(lo), int(hi)) for lo, hi in ranges]
+    :meth:`CachingBackend.collect_ranges`): the top digits are made once."""
+    values = np.asarray(block, dtype=np.float64).ravel()
+    top = top_digits(values)
+    return [
+        _in_range(_keys_near(values, top, int(lo), int(hi)), int(lo), int(hi))
+        if lo <= hi
+        else top[:0].view(np.uint64)
+        for lo, hi in ranges
+    ]
 
 
 def collect_beyond_block(
