@@ -156,6 +156,12 @@ class Records(ABC):
         _tally_pass(self, 1)
         return int(kernel(self._all_values()))
 
+    def block_totals(self, kernel: Callable[[NDArray[np.float64]], NDArray[np.int64]]) -> NDArray[np.int64]:
+        """Σ kernel(block) over the records' blocks, in one pass (``kernel``: as :meth:`count_matching`,
+        returning an integer array of one public shape: several counts at once)."""
+        _tally_pass(self, 1)
+        return np.asarray(kernel(self._all_values()), dtype=np.int64)
+
     def _all_values(self) -> NDArray[np.float64]:
         return self.sorted_values()
 
@@ -393,6 +399,13 @@ class DaskRecords(Records):
         self.passes += self.backend.passes - passes
         _tally_pass(self, 1)
         return total
+
+    def block_totals(self, kernel: Callable[[NDArray[np.float64]], NDArray[np.int64]]) -> NDArray[np.int64]:
+        passes = self.backend.passes
+        parts = [np.asarray(k, dtype=np.int64) for k in self.backend.per_block(kernel)]
+        self.passes += self.backend.passes - passes
+        _tally_pass(self, 1)
+        return np.sum(parts, axis=0, dtype=np.int64)
 
     def exact_sum_open(self, lower: float, upper: float) -> Fraction:
         _tally_pass(self, 1)

@@ -28,8 +28,10 @@ __all__ = [
     "TEST_FRACTION",
     "TEST_SHARE",
     "coarse_to_fine",
+    "scores_from_counts",
     "selected_level",
     "selection_confident",
+    "selection_counts",
     "selection_runs",
     "selection_scores",
 ]
@@ -64,17 +66,39 @@ def selection_confident(n: int, epsilon_test: float, n_levels: int) -> bool:
     return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(max(n_levels, 1)) + 3.0
 
 
+def selection_counts(block: NDArray[np.float64], atoms: Atoms) -> NDArray[np.int64]:
+    """[N, N_ℓ and C_ℓ for ℓ in coarse-to-fine order] of a block of records (any order): blocks' counts add
+    up (a per-block counter of :meth:`smoothdp.scale.engine.Records.block_totals`), in chunks."""
+    values = np.asarray(block, dtype=np.float64).ravel()
+    order = coarse_to_fine(atoms)
+    levels = len(order)
+    out = np.zeros(1 + 2 * levels, dtype=np.int64)
+    chunk = 1 << 16
+    for i in range(0, values.size, chunk):
+        part = values[i : i + chunk]
+        coarser = np.zeros(part.size, dtype=bool)
+        for k, index in enumerate(order):
+            out[1 + levels + k] += int(np.count_nonzero(coarser))
+            row = atoms.levels[index].contains(part)
+            out[1 + k] += int(np.count_nonzero(row))
+            coarser |= row
+        out[0] += int(np.count_nonzero(coarser))
+    return out
+
+
+def scores_from_counts(counts: NDArray[np.int64], n: int, epsilon_test: float) -> list[float]:
+    """[q_light, q_ℓ for ℓ in coarse-to-fine order] from :func:`selection_counts` of the records."""
+    tau = _threshold(n, epsilon_test)
+    levels = (len(counts) - 1) // 2
+    scores = [tau - float(counts[0])]
+    for k in range(levels):
+        scores.append(min(float(counts[1 + k]) - tau, tau - float(counts[1 + levels + k])))
+    return scores
+
+
 def selection_scores(sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilon_test: float) -> list[float]:
     """[q_light, q_ℓ for ℓ in coarse-to-fine order] on the (clipped) records."""
-    tau = _threshold(n, epsilon_test)
-    order = coarse_to_fine(atoms)
-    on = np.array([atoms.levels[i].contains(sorted_x) for i in order]).reshape(len(order), sorted_x.size)
-    coarser = np.zeros(sorted_x.size, dtype=bool)
-    scores = [tau - float(np.count_nonzero(on.any(axis=0)))]
-    for row in on:
-        scores.append(min(float(np.count_nonzero(row)) - tau, tau - float(np.count_nonzero(coarser))))
-        coarser |= row
-    return scores
+    return scores_from_counts(selection_counts(sorted_x, atoms), n, epsilon_test)
 
 
 def selected_level(atoms: Atoms, pick: int) -> int | None:

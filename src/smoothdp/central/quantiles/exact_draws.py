@@ -23,10 +23,13 @@ from smoothdp.keywords import check_keywords_of
 __all__ = [
     "LIBM_ULPS",
     "UNIT_ROUNDOFF",
+    "bracket_uniform",
     "dyadic_parts",
     "exact_categorical",
     "exact_categorical_tail",
+    "float_below",
     "log_weight_margin",
+    "uniform_words",
 ]
 
 UNIT_ROUNDOFF = 2.0**-53  # unit roundoff of float64
@@ -159,5 +162,34 @@ def exact_categorical_tail(k: NDArray[np.int64], f: NDArray[np.float64], rng: np
     head = live & (rel >= -_HEAD)
     return _exact_fallback(k, f, head, live, top, rng, first_bits=_uniform_bits(rng))
 
+
+
+def float_below(y: Fraction) -> float:
+    """The largest float ≤ y."""
+    f = float(y)
+    return f if Fraction(f) <= y else float(np.nextafter(f, -np.inf))
+
+
+def bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator) -> float:
+    """A float f with f < Y < next(f) for Y uniform on (lo, hi), exactly (Y is a float with probability 0):
+    ``words`` 64-bit words of Y's bits at once (public), more only when they do not decide (rare)."""
+    base, span = Fraction(lo), Fraction(hi) - Fraction(lo)
+    acc = 0
+    for _ in range(words):
+        acc = (acc << 64) | _uniform_bits(rng)
+    bits = 64 * words
+    while True:
+        y_lo = base + span * Fraction(acc, 1 << bits)
+        y_hi = base + span * Fraction(acc + 1, 1 << bits)
+        f = float_below(y_lo)
+        if Fraction(float(np.nextafter(f, np.inf))) >= y_hi:
+            return f
+        acc = (acc << 64) | _uniform_bits(rng)
+        bits += 64
+
+
+def uniform_words(lower: float, upper: float) -> int:
+    """Words of a uniform's bits that place it between two adjacent floats, from the bounds (public)."""
+    return max(1, math.ceil((math.log2(float(upper) - float(lower)) + 1074.0 + 64.0) / 64.0))
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

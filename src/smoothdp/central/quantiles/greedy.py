@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,8 +42,11 @@ __all__ = [
     "LIGHT_MASS",
     "GreedyChain",
     "GreedyProgramme",
+    "GreedyTables",
+    "greedy_error_bound",
     "greedy_margin",
     "greedy_sample",
+    "greedy_targets",
 ]
 
 
@@ -61,10 +65,10 @@ def range_depth(length: int) -> int:
     return 3 * h + 1
 
 
-def greedy_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: float = 8.0) -> float:
-    """The public loss margin 8m·E* + 2uε of the greedy lattice programme (docs/theory/quantiles.md#
-    float-error-of-the-greedy-programme), with S = 4n + 2 states at most, c = ε/4, Λ = 745 + |ln W|
-    (``width`` = W, the largest cell mass):
+def greedy_error_bound(*, epsilon: float, n: int, m: int, width: float, mass_ulps: float = 8.0) -> float:
+    """E*, the bound on the error of every log weight of every draw of the greedy lattice programme
+    (docs/theory/quantiles.md#float-error-of-the-greedy-programme), with S = 4n + 2 states at most,
+    c = ε/4, Λ = 745 + |ln W| (``width`` = W, the largest cell mass):
 
     * R = (m+1)Λ + ln((m+1)!) + ln(m+1) + c(2n+2) + 2 bounds every normalised table entry;
     * M = R + c(2n+4) + ln(S+1) + 2 every intermediate value; δ = u(M + 4K) one operation;
@@ -80,7 +84,13 @@ def greedy_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: fl
     ell_err = (2.0 * _LIBM_ULPS * lam + mass_ulps) * _U
     depth = max(scan_depth(states), range_depth(states))
     ops = (m - 1.0) * (depth + 16.0) + m * (m - 1.0) / 2.0 + m + 16.0
-    e_star = m * ell_err + ops * delta
+    return m * ell_err + ops * delta
+
+
+def greedy_margin(*, epsilon: float, n: int, m: int, width: float, mass_ulps: float = 8.0) -> float:
+    """The public loss margin 8m·E* + 2uε of the greedy lattice programme (E*: :func:`greedy_error_bound`,
+    docs/theory/quantiles.md#float-error-of-the-greedy-programme)."""
+    e_star = greedy_error_bound(epsilon=epsilon, n=n, m=m, width=width, mass_ulps=mass_ulps)
     return 8.0 * m * e_star + 2.0 * _U * epsilon
 
 
@@ -212,7 +222,7 @@ class GreedyChain:
 # ------------------------------------------------------------------------------------------------------------
 # The programme
 # ------------------------------------------------------------------------------------------------------------
-def _targets(qs: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+def greedy_targets(qs: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """t_j = 2g_j (half units) and Ĝ_j = ⌊t_j + 1/2⌋ = 2ĝ_j ≥ 0, j = 1..m+1."""
     g = np.concatenate(([qs[0]], np.diff(qs), [1.0 - qs[-1]])) * n
     t = 2.0 * g
@@ -248,12 +258,19 @@ def _knot_step(
 
 class GreedyTables:
     """Forward tables of the greedy programme: row r = 0 and the log-sum over r of every level, and the
-    levels' float offsets; rows r ≥ 1 are recomputed by :meth:`rows_at` and :meth:`block_rows`."""
+    levels' float offsets; rows r ≥ 1 are recomputed by :meth:`rows_at` and :meth:`block_rows`.
 
-    def __init__(self, chain: GreedyChain, qs: NDArray[np.float64], coef: float) -> None:
+    ``allowed`` (m × states, optional): output j may sit only in the states allowed at level j, each in a
+    cell of its own (the windowed programme, :mod:`smoothdp.central.quantiles.joint_window`: its windows are
+    disjoint, so no cell holds two outputs); the masked entries are −inf, every other operation is the
+    same. ``chain``: a :class:`GreedyChain` or any object with its attributes (the windows' chain)."""
+
+    def __init__(
+        self, chain: Any, qs: NDArray[np.float64], coef: float, allowed: NDArray[np.bool_] | None = None
+    ) -> None:
         n, m = chain.n, qs.size
-        self.chain, self.m = chain, m
-        self.t, self.big_g = _targets(qs, n)
+        self.chain, self.m, self.allowed = chain, m, allowed
+        self.t, self.big_g = greedy_targets(qs, n)
         self.k = 0.5 * coef  # per half unit of count
         self.log_fact = [math.log(r + 1.0) for r in range(m)]
         size = chain.size
@@ -264,10 +281,13 @@ class GreedyTables:
         rows[0] = self._level0()
         for j in range(m):
             if j > 0:
-                for r in range(j, 0, -1):  # in place, from the top row down
+                for r in range(j, 0, -1) if allowed is None else ():  # in place, from the top row down
                     rows[r] = self._repeat(rows[r - 1], j, r)
-                rows[0] = self._kernel(self.tot[j - 1], j)
+                rows[0] = self._kernel(self.tot[j - 1], j, None if allowed is None else allowed[j])
+            if allowed is not None:  # output j only in its own states; no repeats (rows r ≥ 1 stay −inf)
+                rows[0] = np.where(allowed[j], rows[0], -np.inf)
             nu = float(np.max(rows[: j + 1]))
+            nu = nu if math.isfinite(nu) else 0.0
             rows[: j + 1] -= nu
             self.nus.append(nu)
             self.first_row[j] = rows[0]
@@ -291,21 +311,24 @@ class GreedyTables:
             out[kp] = (step + ch.log_mass[kp]) - self.log_fact[r]
         return out
 
-    def _kernel(self, tot: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        """Row r = 0 of level j: the output is the first of its cell, the previous one in an earlier cell."""
+    def _kernel(
+        self, tot: NDArray[np.float64], j: int, only: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
+        """Row r = 0 of level j: the output is the first of its cell, the previous one in an earlier cell
+        (computed at the states of ``only`` when given, −inf elsewhere)."""
         ch, k, t, big_g = self.chain, self.k, float(self.t[j]), int(self.big_g[j])
         c2, c2f = ch.c2, ch.c2.astype(np.float64)
         pre = _prefix(tot + k * c2f)  # Σ_{p' ≤ p} exp(tot + k·C2)
         minus = _RangeTree(tot - k * c2f)
         plain = _RangeTree(tot)
         out = np.full(ch.size, -np.inf)
-        d = np.flatnonzero(~ch.knot)
+        d = np.flatnonzero(~ch.knot if only is None else ~ch.knot & only)
         # Gaps: predecessors at positions < s, cost k·|C2_s − C2′ − t| split at C2′ = C2_s − t.
         split = np.minimum(np.searchsorted(c2f, c2f[d] - t, side="right"), d)
         part1 = np.where(split > 0, pre[np.maximum(split - 1, 0)], -np.inf) - k * (c2f[d] - t)
         part2 = minus.query(split, d) + k * (c2f[d] - t)
         out[d] = ch.log_mass[d] + np.logaddexp(part1, part2)
-        kp = ch.kpos
+        kp = ch.kpos if only is None else ch.kpos[only[ch.kpos]]
         if kp.size:
             f = ch.first[kp]
             src = c2[kp] - big_g
@@ -328,6 +351,8 @@ class GreedyTables:
     def rows_at(self, j: int, s: int) -> NDArray[np.float64]:
         """Level j's rows r = 0..j at state s."""
         ch = self.chain
+        if self.allowed is not None:  # no repeats: rows r ≥ 1 are −inf
+            return np.concatenate(([self.first_row[j, s]], np.full(j, -np.inf)))
         if ch.knot[s]:
             block = np.arange(ch.first[s], ch.first[s] + (ch.u2[s] - ch.l2[s]) + 1)
             out: NDArray[np.float64] = self.block_rows(j, block)[:, s - ch.first[s]]
@@ -360,8 +385,13 @@ class GreedyTables:
         return buf
 
 
-def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
-    """The m states of one draw, backwards (at most 2m draws, each exact for its float weights)."""
+def greedy_sample(
+    tables: GreedyTables, rng: np.random.Generator, outside: float | None = None
+) -> list[int] | None:
+    """The m states of one draw, backwards (at most 2m draws, each exact for its float weights).
+
+    ``outside``: the (shifted) log weight of one more outcome in the first draw, the windowed sampler's
+    *outside* pseudo-outcome; None is returned when it is drawn."""
     ch, k, t, big_g, m = tables.chain, tables.k, tables.t, tables.big_g, tables.m
     c2, c2f = ch.c2, ch.c2.astype(np.float64)
     states = [0] * m
@@ -378,7 +408,12 @@ def greedy_sample(tables: GreedyTables, rng: np.random.Generator) -> list[int]:
                 if ch.knot[s1]:
                     ok = np.clip(c2[:lim] + big_g[j + 1], ch.l2[s1], ch.u2[s1]) == c2[s1]
                     trans = np.where(ok, trans, -np.inf)
-            s = exact_categorical(tables.tot[j, :lim] + trans, rng)
+            logw = tables.tot[j, :lim] + trans
+            if nxt is None and outside is not None:
+                logw = np.append(logw, outside)
+            s = exact_categorical(logw, rng)
+            if s == lim:
+                return None
             r = exact_categorical(tables.rows_at(j, s), rng)
         else:
             s1, r1 = nxt
@@ -430,4 +465,5 @@ class GreedyProgramme:
     def draw(self, rng: np.random.Generator) -> NDArray[np.float64]:
         """The sorted outputs: the states backwards, then one point of each state's cell."""
         states = greedy_sample(self.tables, rng)
+        assert states is not None
         return np.sort(np.array([self.chain.draw(s, self.grid, rng, self.numerics) for s in states]))

@@ -6,6 +6,7 @@ the continuum's forward programme (docs/theory/quantiles.md#jointexp); on a latt
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -14,9 +15,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central.quantiles.atom_selection import (
     TEST_SHARE,
+    scores_from_counts,
     selected_level,
+    selection_counts,
     selection_runs,
-    selection_scores,
 )
 from smoothdp.central.quantiles.atoms import (
     HEAVY_MASS,
@@ -34,12 +36,19 @@ from smoothdp.central.quantiles.exact_draws import (
     log_weight_margin,
 )
 from smoothdp.central.quantiles.greedy import GreedyProgramme, greedy_margin
+from smoothdp.central.quantiles.joint_window import (
+    JointWindows,
+    plan_joint_windows,
+    sample_joint_windowed,
+    windowed_margin,
+)
 from smoothdp.central.quantiles.log_scans import LN_TINY, log_sum, log_toeplitz_abs, lse_rows, scan_depth
 from smoothdp.central.quantiles.multi import MultiQuantile
 from smoothdp.exact import OutputGrid, sampler_label, uniform_on_grid
 from smoothdp.keywords import check_keywords_of
 from smoothdp.privacy import check_neighbours
 from smoothdp.release import NotPrivate, Release
+from smoothdp.scale.engine import Records, SortedRecords, as_records
 
 __all__ = [
     "JointQuantiles",
@@ -285,7 +294,8 @@ class JointQuantiles(MultiQuantile):
         """The public loss margin of the float dynamic programme on n records, charged to the JointExp
         stage (:func:`joint_margin`, docs/theory/quantiles.md#jointexp; on a lattice the larger
         :func:`~smoothdp.central.quantiles.greedy.greedy_margin` of both atom masses,
-        docs/theory/quantiles.md#float-error-of-the-greedy-programme)."""
+        docs/theory/quantiles.md#float-error-of-the-greedy-programme; from windows of ranks
+        :func:`~smoothdp.central.quantiles.joint_window.windowed_margin`)."""
         if self.lattice is None:
             return self.margin_for(n, None)
         return max(self.margin_for(n, a) for a in self.stage_atom_options(n))
@@ -293,6 +303,10 @@ class JointQuantiles(MultiQuantile):
     def margin_for(self, n: int, atoms: Atoms | None) -> float:
         """The margin of stage 2 on n records with the given atoms (None: the continuum's)."""
         m = int(self.unique_qs.size)
+        if self.window_plan(n) is not None:  # from windows of ranks: twice the windowed sampler's κ
+            width = self.width if atoms is None else atoms.log_width(self.width)
+            ulps = 8.0 if atoms is None else atoms.mass_ulps + 6.0
+            return windowed_margin(epsilon=self.epsilon_main(n), n=n, m=m, width=width, mass_ulps=ulps)
         if atoms is None:
             return joint_margin(epsilon=self.epsilon, n=n, m=m, width=self.width)
         width, ulps = atoms.log_width(self.width), atoms.mass_ulps + 6.0
@@ -326,14 +340,20 @@ class JointQuantiles(MultiQuantile):
             sorted_x, self.lower, self.upper, atoms, self.unique_qs, coef, self.grid, self.numerics
         )
 
+    def window_plan(self, n: int) -> JointWindows | None:
+        """The windows of ranks the release reads on n records, or None when it reads every record (public:
+        n, the quantiles and ε; docs/theory/quantiles.md#jointexp-from-windows-of-ranks)."""
+        return plan_joint_windows(self.unique_qs, n, self.epsilon_main(n) / 4.0)
+
     def choose_atoms(
-        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+        self, data: Records | NDArray[np.float64], rng: np.random.Generator
     ) -> tuple[Atoms | None, dict[str, Any]]:
-        """Stage 1 on the sorted, clipped records: the atoms of stage 2 (None without a lattice) and the
-        report of the selection (docs/theory/quantiles.md#choosing-the-heavy-level)."""
+        """Stage 1 on the clipped records (:class:`~smoothdp.scale.engine.Records`, or sorted values): the
+        atoms of stage 2 (None without a lattice) and the report of the selection
+        (docs/theory/quantiles.md#choosing-the-heavy-level). Its counts are one pass over the records."""
         if self.lattice is None:
             return None, {}
-        n = sorted_x.size
+        n = data.n if isinstance(data, Records) else data.size
         stage = self.stage_atoms(n)
         if stage != "test":
             report = {"epsilon": 0.0, "atoms": stage, "level": None}
@@ -341,7 +361,9 @@ class JointQuantiles(MultiQuantile):
         eps_t = self.epsilon_test(n)
         light = self.atoms_of(False)
         # The exponential mechanism over the selection's scores (sensitivity 1), exact for its float weights.
-        scores = np.array(selection_scores(sorted_x, light, n, eps_t))
+        kernel = functools.partial(selection_counts, atoms=light)
+        counts = data.block_totals(kernel) if isinstance(data, Records) else kernel(data)
+        scores = np.array(scores_from_counts(counts, n, eps_t))
         coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
         level = selected_level(light, exact_categorical(coef * scores, rng))
         atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
@@ -353,14 +375,42 @@ class JointQuantiles(MultiQuantile):
         return atoms, {"lattice_test": info}
 
     def _draw(
-        self, sorted_x: NDArray[np.float64], rng: np.random.Generator
+        self, data: Records | NDArray[np.float64], rng: np.random.Generator
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         """Stage 1 (unless there is no lattice or the atoms are public) and stage 2 (the programme's
-        backward draws and the points inside the cells): the sorted values and stage 1's report."""
-        n = sorted_x.size
+        backward draws and the points inside the cells, from windows of ranks when :meth:`window_plan`
+        gives them): the sorted values and stage 1's report."""
+        records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        n = records.n
         self._check_admissible(n)
-        atoms, info = self.choose_atoms(sorted_x, rng)
-        return self.programme(sorted_x, atoms, self.stage_coef(n)).draw(rng), info
+        plan = self.window_plan(n)
+        if plan is None:
+            sorted_x = records.sorted_values()
+            atoms, info = self.choose_atoms(sorted_x, rng)
+            return self.programme(sorted_x, atoms, self.stage_coef(n)).draw(rng), info
+        atoms, info = self.choose_atoms(records, rng)
+        coef = self.stage_coef(n)
+
+        def whole_data(sorted_x: NDArray[np.float64]) -> NDArray[np.float64]:
+            out: NDArray[np.float64] = self.programme(sorted_x, atoms, coef).draw(rng)
+            return out
+
+        values = sample_joint_windowed(
+            records, plan, qs=self.unique_qs, lower=self.lower, upper=self.upper, coef=coef, atoms=atoms,
+            grid=self.grid, rng=rng, numerics=self.numerics, whole_data=whole_data,
+        )  # fmt: skip
+        return values, info
+
+    def _prepare(self, data: Any) -> Records:  # type: ignore[override]
+        return as_records(data, self.lower, self.upper, clip=self.clip)
+
+    def sample(self, data: Any, rng: np.random.Generator) -> NDArray[np.float64]:
+        """One output (in the order of ``qs``) on prepared data (:class:`~smoothdp.scale.engine.Records` or a
+        clipped sorted array), no accountant (simulations, tests)."""
+        out = self._draw(data, rng)[0]
+        if self.clamp:
+            out = np.clip(out, self.lower, self.upper)
+        return out[self.inverse]
 
     def atom_mass(self, heavy: bool) -> float:
         """The atom mass per unit of spacing, c_ℓ/σ_ℓ, of stage 2: 64 (heavy) or 2^-14 (light)."""
@@ -395,18 +445,23 @@ class JointQuantiles(MultiQuantile):
             out["atoms"] = self.atoms
         return out
 
-    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+    def _release(self, prepared: Records, rng: np.random.Generator) -> Release:  # type: ignore[override]
         values, info = self._draw(prepared, rng)
         if self.clamp:
             values = np.clip(values, self.lower, self.upper)
-        release = self._make_release(
+        n = prepared.n
+        return self._make_release(
             values[self.inverse],
             sampler=sampler_label(self.numerics),
-            details={**self._details(), **info},
+            details={
+                **self._details(),
+                **info,
+                "windows": self.window_plan(n) is not None,
+                "engine": prepared.engine,
+                "epsilon_float_margin": self.margin(n),
+            },
             not_private=NotPrivate(),
         )
-        release.details["epsilon_float_margin"] = self.margin(prepared.size)
-        return release
 
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
