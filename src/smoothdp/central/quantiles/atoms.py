@@ -144,7 +144,14 @@ class Level:
         return counts, inside
 
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
-        return self.scan(np.asarray(v, dtype=np.float64).ravel())[1].reshape(np.shape(v))
+        """Whether each value is a point p(k), |k| ≤ K: with k = rint(v/fl(σ)), v = p(k) and |k| ≤ K.
+        Exact: for v = p(k₀), |v/fl(σ) − k₀| ≤ σ/8/σ + |k₀|·2^-52 + rounding < 1/2 (|k₀| ≤ K ≤ 2^50; class
+        docstring), so the guess is k₀; and v = p(k) with |k| ≤ K is a point by definition."""
+        arr = np.asarray(v, dtype=np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            k = np.rint(arr / self.spacing)
+            out: NDArray[np.bool_] = (np.abs(k) <= float(self.reach)) & (self.point(k) == arr)
+        return out
 
     def __repr__(self) -> str:
         return f"Level({self.numer}/{self.denom})"

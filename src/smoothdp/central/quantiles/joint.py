@@ -343,7 +343,10 @@ class JointQuantiles(MultiQuantile):
     def window_plan(self, n: int) -> JointWindows | None:
         """The windows of ranks the release reads on n records, or None when it reads every record (public:
         n, the quantiles and ε; docs/theory/quantiles.md#jointexp-from-windows-of-ranks)."""
-        return plan_joint_windows(self.unique_qs, n, self.epsilon_main(n) / 4.0)
+        plans: dict[int, JointWindows | None] = self.__dict__.setdefault("_plans", {})
+        if n not in plans:  # a public function of n, the quantiles and ε: computed once per n
+            plans[n] = plan_joint_windows(self.unique_qs, n, self.epsilon_main(n) / 4.0)
+        return plans[n]
 
     def choose_atoms(
         self, data: Records | NDArray[np.float64], rng: np.random.Generator
