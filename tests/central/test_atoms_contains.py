@@ -1,11 +1,15 @@
 """Level.contains (one rounded division and one comparison) against the exact floor of Level.scan, on
-records of every kind and on the points next to the reach K of every default level."""
+records of every kind and on the points next to the reach K of every default level; the heavy-level
+selection's counts against every level tested on every record."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from smoothdp.central.quantiles.atoms import MULTISCALE, build_atoms
+from smoothdp.central.quantiles.atom_selection import coarse_to_fine, selection_counts
+from smoothdp.central.quantiles.atoms import MULTISCALE, build_atoms, check_lattice
 
 
 def test_contains_is_the_scan_membership() -> None:
@@ -30,3 +34,32 @@ def test_contains_is_the_scan_membership() -> None:
         v = np.concatenate((values, pts, np.nextafter(pts, np.inf), np.nextafter(pts, -np.inf)))
         np.testing.assert_array_equal(level.contains(v), level.scan(v)[1])
         assert level.contains(pts[np.abs(pts) <= level.top]).all()
+
+
+def _naive_counts(x: np.ndarray, atoms: Any) -> np.ndarray:
+    order = coarse_to_fine(atoms)
+    on = np.array([atoms.levels[i].contains(x) for i in order]).reshape(len(order), x.size)
+    coarser = np.zeros(x.size, dtype=bool)
+    below = []
+    for row in on:
+        below.append(int(coarser.sum()))
+        coarser |= row
+    return np.array([int(on.any(axis=0).sum()), *(int(r.sum()) for r in on), *below])
+
+
+def test_selection_counts_skip_only_levels_with_no_point() -> None:
+    """selection_counts (a level skipped on a chunk where its finer superset has no record) against every
+    level tested on every record, on data of every kind, large values near the supersets' ranges included."""
+    g = np.random.default_rng(0)
+    data = [
+        g.normal(0, 1, 100_000),
+        np.round(g.normal(0, 100, 100_000), 2),
+        np.round(g.normal(0, 5, 100_000) * 32) / 32,
+        g.integers(-(2**53), 2**53, 100_000).astype(float),
+        np.concatenate((g.normal(0, 1, 70_000), np.round(g.normal(0, 1e12, 1000), 1), [2.0**50, 3e14])),
+        np.round(g.normal(0, 1e10, 100_000), 1),
+    ]
+    for spec in ("multiscale", (1.0, 0.25), 0.1, (1.0, 0.1, 0.01)):
+        atoms = build_atoms(check_lattice(spec))
+        for x in data:
+            np.testing.assert_array_equal(selection_counts(x, atoms), _naive_counts(x, atoms))

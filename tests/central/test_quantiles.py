@@ -22,6 +22,7 @@ from smoothdp.central.quantiles import (
 )
 from smoothdp.central.quantiles.exact_draws import _exact_fallback, dyadic_parts
 from smoothdp.central.quantiles.greedy import greedy_margin
+from smoothdp.central.quantiles.joint_window import windowed_margin
 from smoothdp.central.quantiles.log_scans import lae_scan, scan_depth
 from smoothdp.rng import default_rng
 
@@ -152,22 +153,29 @@ def test_jointexp_margin_is_small_public_and_monotone():
         margins = [twenty.margin(10**k) for k in range(1, 7)]
         assert margins == sorted(margins) and margins[0] > 0.0
     continuum = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), lattice=None)
-    assert joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0) == continuum.margin(10**5)
+    n = 10**3  # below the windows' threshold: every record is read
+    assert continuum.window_plan(n) is None and deciles.window_plan(n) is None
+    assert joint_margin(epsilon=1.0, n=n, m=9, width=125.0) == continuum.margin(n)
     # The lattice variant: the greedy programme, its margin taken at the heaviest atom masses it may use
     # (fixed before the selection runs), masses up to W = width + c(width/s + 2), rounding 10 ulps.
     integers = JointQuantiles(np.linspace(0.1, 0.9, 9), epsilon=1.0, bounds=(0.0, 125.0), lattice=1.0)
+    widths = [125.0 + c * (125.0 + 2.0) for c in (64.0, 2.0**-14)]
     lat = max(
-        greedy_margin(
-            epsilon=integers.epsilon_main(10**5),
-            n=10**5,
-            m=9,
-            width=125.0 + c * (125.0 + 2.0),
-            mass_ulps=10.0,
-        )
-        for c in (64.0, 2.0**-14)
+        greedy_margin(epsilon=integers.epsilon_main(n), n=n, m=9, width=w, mass_ulps=10.0) for w in widths
     )
-    assert integers.margin(10**5) == lat > continuum.margin(10**5)
-    assert deciles.margin(10**5) >= lat
+    assert integers.margin(n) == lat > continuum.margin(n)
+    assert deciles.margin(n) >= lat
+    # From windows of ranks (n = 10^5): the windowed margin, (8m + 16)E* + 2^-25 + 2uε, at the same widths.
+    assert integers.window_plan(10**5) is not None
+    win = max(
+        windowed_margin(epsilon=integers.epsilon_main(10**5), n=10**5, m=9, width=w, mass_ulps=10.0)
+        for w in widths
+    )
+    assert integers.margin(10**5) == win
+    # Without a lattice the windowed margin (greedy E*, no atoms) covers the continuum programme's, which the
+    # windowed sampler's fallback runs.
+    cont = windowed_margin(epsilon=1.0, n=10**5, m=9, width=125.0, mass_ulps=8.0)
+    assert continuum.margin(10**5) == cont > joint_margin(epsilon=1.0, n=10**5, m=9, width=125.0)
 
 
 def test_blocked_scan_matches_numpy_accumulate_and_its_depth():
@@ -216,7 +224,7 @@ def _jointexp_brute_force(x, qs, lower, upper, coef):
 def test_jointexp_programme_is_exactly_the_brute_force_law(x, qs, eps):
     """Every probability of the backward draws (from the float tables) against the closed form."""
     mech = JointQuantiles(qs, epsilon=eps, bounds=(0.0, 1.0))
-    d = mech._prepare(x)
+    d = mech._prepare(x).sorted_values()
     n = d.size
     coef = (eps - mech.margin(n)) / 4.0
     expected = _jointexp_brute_force(d, list(mech.unique_qs), 0.0, 1.0, coef)

@@ -61,7 +61,7 @@ CASES = [
 @pytest.mark.parametrize(("x", "qs", "bounds", "spacing", "eps"), CASES)
 def test_programme_is_exactly_the_law_of_the_definition(x, qs, bounds, spacing, eps, atoms):
     mech = JointQuantiles(qs, epsilon=eps, bounds=bounds, lattice=spacing, atoms=atoms)
-    d = mech._prepare(x)
+    d = mech._prepare(x).sorted_values()
     coef = (mech.epsilon_main(d.size) - mech.margin(d.size)) / 4.0
     factor = mech.atom_mass(atoms == "heavy")
     chain = GreedyChain(d, *bounds, mech.atoms_of(atoms == "heavy"))

@@ -167,3 +167,17 @@ def test_windowed_margin_is_public_and_small() -> None:
     for n in (10**5, 10**6, 10**7):
         assert mech.window_plan(n) is not None
         assert 0.0 < mech.margin(n) < 1e-3 * mech.epsilon
+
+
+def test_closed_masses_are_the_atoms_exact_masses() -> None:
+    """The vectorized μ([lo, hi]) of the outside parts against Atoms.open_mass + point_mass, one by one."""
+    from fractions import Fraction
+
+    g = np.random.default_rng(0)
+    for spec in ("multiscale", 1.0, (1.0, 0.25)):
+        atoms = build_atoms(check_lattice(spec), factor=0.25)
+        pairs = [(-8.0, 8.0), (0.5, 0.5), (1.0, 1.0), (0.3, 0.3), (-1.0, 2.5), (0.1, 0.2)]
+        pairs += [tuple(sorted(np.round(g.normal(0, 3, 2), int(g.integers(0, 5))))) for _ in range(100)]
+        for (lo, hi), (mu, part) in zip(pairs, jw._closed_masses(pairs, atoms), strict=True):
+            ref = atoms.open_mass(lo, hi) + atoms.point_mass(lo) + (atoms.point_mass(hi) if hi > lo else 0)
+            assert part == ref and mu == Fraction(hi) - Fraction(lo) + ref

@@ -66,22 +66,52 @@ def selection_confident(n: int, epsilon_test: float, n_levels: int) -> bool:
     return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(max(n_levels, 1)) + 3.0
 
 
+def _finer_supersets(atoms: Atoms) -> list[tuple[int, float] | None]:
+    """For each level ℓ, a finer level j whose points include ℓ's within |v| ≤ R_j, and R_j (public): the
+    finest level whose spacing divides σ_ℓ exactly (σ_ℓ/σ_j an integer). A point p_ℓ(k) = fl(k·σ_ℓ) is
+    then fl(k′·σ_j) with k′ = k·σ_ℓ/σ_j (both correctly rounded from the same rational), a point of level j
+    when |k′| ≤ K_j, which |v| ≤ R_j = (K_j − 1)·fl(σ_j)·(1 − 2^-40) ensures (|p_j(k′) − k′σ_j| ≤ σ_j/8)."""
+    out: list[tuple[int, float] | None] = []
+    for level in atoms.levels:
+        best: tuple[int, float] | None = None
+        for j, finer in enumerate(atoms.levels):
+            ratio = level.value / finer.value
+            if finer is not level and ratio.denominator == 1 and ratio > 1:
+                if best is None or finer.value < atoms.levels[best[0]].value:
+                    best = (j, (finer.reach - 1.0) * finer.spacing * (1.0 - 2.0**-40))
+        out.append(best)
+    return out
+
+
 def selection_counts(block: NDArray[np.float64], atoms: Atoms) -> NDArray[np.int64]:
     """[N, N_ℓ and C_ℓ for ℓ in coarse-to-fine order] of a block of records (any order): blocks' counts add
-    up (a per-block counter of :meth:`smoothdp.scale.engine.Records.block_totals`), in chunks."""
+    up (a per-block counter of :meth:`smoothdp.scale.engine.Records.block_totals`), in chunks. A level whose
+    finer superset level (:func:`_finer_supersets`) holds no record of a chunk within its range is not
+    tested on that chunk (its points there would be the superset's): the counts are the same."""
     values = np.asarray(block, dtype=np.float64).ravel()
     order = coarse_to_fine(atoms)
+    supersets = _finer_supersets(atoms)
     levels = len(order)
     out = np.zeros(1 + 2 * levels, dtype=np.int64)
     chunk = 1 << 16
     for i in range(0, values.size, chunk):
         part = values[i : i + chunk]
+        top = float(np.max(np.abs(part))) if part.size else 0.0
+        rows: dict[int, NDArray[np.bool_] | None] = {}  # None: no record of the chunk on the level
+        for index in reversed(order):  # fine to coarse: a superset is tested before its subsets
+            sup = supersets[index]
+            if sup is not None and rows[sup[0]] is None and top <= sup[1]:
+                rows[index] = None
+                continue
+            row = atoms.levels[index].contains(part)
+            rows[index] = row if row.any() else None
         coarser = np.zeros(part.size, dtype=bool)
         for k, index in enumerate(order):
             out[1 + levels + k] += int(np.count_nonzero(coarser))
-            row = atoms.levels[index].contains(part)
-            out[1 + k] += int(np.count_nonzero(row))
-            coarser |= row
+            hit = rows[index]
+            if hit is not None:
+                out[1 + k] += int(np.count_nonzero(hit))
+                coarser |= hit
         out[0] += int(np.count_nonzero(coarser))
     return out
 

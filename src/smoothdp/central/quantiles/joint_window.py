@@ -251,11 +251,27 @@ class WindowChain:
 # ------------------------------------------------------------------------------------------------------------
 def _closed_mass(lo: float, hi: float, atoms: Atoms | None) -> tuple[Fraction, Fraction]:
     """μ([lo, hi]) exactly (length + the atoms' mass of [lo, hi]) and the atoms' part of it."""
-    length = Fraction(hi) - Fraction(lo)
-    if atoms is None:
-        return length, Fraction(0)
-    atom_mass = atoms.open_mass(lo, hi) + atoms.point_mass(lo) + (atoms.point_mass(hi) if hi > lo else 0)
-    return length + atom_mass, atom_mass
+    return _closed_masses([(lo, hi)], atoms)[0]
+
+
+def _closed_masses(
+    pairs: list[tuple[float, float]], atoms: Atoms | None
+) -> list[tuple[Fraction, Fraction]]:
+    """:func:`_closed_mass` of several intervals at once: each level's exact floor of every end in one
+    vectorized scan (the open count of (lo, hi) and whether lo, hi are points, as :meth:`Atoms.open_mass`
+    and :meth:`Atoms.point_mass` count them)."""
+    lengths = [Fraction(hi) - Fraction(lo) for lo, hi in pairs]
+    if atoms is None or not pairs:
+        return [(length, Fraction(0)) for length in lengths]
+    ends = np.array([v for pair in pairs for v in pair], dtype=np.float64)
+    points = np.zeros(len(pairs), dtype=np.int64)
+    out_mass = [Fraction(0)] * len(pairs)
+    for level, c in zip(atoms.levels, atoms.exact_masses, strict=True):
+        counts, on = level.scan(ends)
+        inner = counts[0::2].astype(np.int64)  # #Λ ∩ (lo, hi) of each pair
+        points = inner + on[0::2] + (on[1::2] & (ends[1::2] > ends[0::2]))
+        out_mass = [m + c * int(k) for m, k in zip(out_mass, points, strict=True)]
+    return [(length + m, m) for length, m in zip(lengths, out_mass, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -275,21 +291,23 @@ def _outside_parts(
     atoms: Atoms | None, m: int,
 ) -> list[_Part]:  # fmt: skip
     """The parts of positive mass."""
-    total, _ = _closed_mass(lower, upper, atoms)
-    log_t = math.log(float(total))
+    sides = [(j, left) for j in range(len(windows)) for left in (True, False)]
+    pairs = [
+        (lower, float(windows[j].values[0])) if left else (float(windows[j].values[-1]), upper)
+        for j, left in sides
+    ]
+    masses = _closed_masses([(lower, upper), *pairs], atoms)
+    log_t = math.log(float(masses[0][0]))
     parts = []
-    for j, win in enumerate(windows):
-        for left in (True, False):
-            lo, hi = (lower, float(win.values[0])) if left else (float(win.values[-1]), upper)
-            mu, _ = _closed_mass(lo, hi, atoms)
-            if mu <= 0:
-                continue
-            d = plan.d_left[j] if left else plan.d_right[j]
-            log_mu = math.log(float(mu))
-            rest = (m - 1) * log_t - math.lgamma(m)
-            sigma = _SLACK + 2.0**-44 * (1.0 + abs(log_mu) + abs(rest) + coef * d)
-            term = -coef * d + sigma
-            parts.append(_Part(j, left, lo, hi, term, log_mu + rest + term))
+    for (j, left), (lo, hi), (mu, _) in zip(sides, pairs, masses[1:], strict=True):
+        if mu <= 0:
+            continue
+        d = plan.d_left[j] if left else plan.d_right[j]
+        log_mu = math.log(float(mu))
+        rest = (m - 1) * log_t - math.lgamma(m)
+        sigma = _SLACK + 2.0**-44 * (1.0 + abs(log_mu) + abs(rest) + coef * d)
+        term = -coef * d + sigma
+        parts.append(_Part(j, left, lo, hi, term, log_mu + rest + term))
     return parts
 
 
