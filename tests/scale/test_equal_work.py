@@ -61,6 +61,10 @@ RELEASES: dict[str, Callable[..., Any]] = {
     "variance (add/remove)": lambda x, **k: smoothdp.var(
         x, epsilon=1.0, bounds=(0.0, 100.0), neighbours="add_remove", **k
     ),
+    # JointExp from windows of ranks (n = 4000 is above the windows' threshold for quartiles at ε = 4)
+    "quartiles (JointExp windows)": lambda x, **k: smoothdp.quantiles(
+        x, [0.25, 0.5, 0.75], epsilon=4.0, bounds=(0.0, 100.0), method="joint_exp", **k
+    ),
 }
 
 
@@ -81,7 +85,10 @@ def test_equal_work_in_memory(name: str, pair: str) -> None:
 
 
 @pytest.mark.parametrize("pair", sorted(_pairs()))
-@pytest.mark.parametrize("name", ["median (exponential)", "median (smooth sensitivity)", "trimmed mean"])
+@pytest.mark.parametrize(
+    "name",
+    ["median (exponential)", "median (smooth sensitivity)", "trimmed mean", "quartiles (JointExp windows)"],
+)
 def test_equal_work_on_dask(name: str, pair: str) -> None:
     x, y = _pairs()[pair]
     with dask.config.set(scheduler="sync"):
