@@ -108,13 +108,16 @@ def block_histograms(block: ArrayLike, requests: Sequence[HistogramRequest]) -> 
     values = np.asarray(block, dtype=np.float64).ravel()
     top = top_digits(values)
     out = np.zeros((len(requests), NBINS), dtype=np.int64)
-    for j, (key_lo, key_hi, shift) in enumerate(requests):
+    for key_lo, key_hi, shift in requests:
         if not 0 <= key_lo <= key_hi <= KEY_MAX or not 0 <= shift <= TOP_SHIFT:
             raise ValueError(f"invalid histogram request {(key_lo, key_hi, shift)!r}")
+    ranged = [(lo, hi) for lo, hi, s in requests if not (lo == 0 and hi == KEY_MAX and s == TOP_SHIFT)]
+    near_values, near_top = _near_all(values, top, ranged)
+    for j, (key_lo, key_hi, shift) in enumerate(requests):
         if key_lo == 0 and key_hi == KEY_MAX and shift == TOP_SHIFT:
             out[j] = np.bincount(top, minlength=NBINS)
             continue
-        sel = _in_range(_keys_near(values, top, key_lo, key_hi), key_lo, key_hi)
+        sel = _in_range(_keys_near(near_values, near_top, key_lo, key_hi), key_lo, key_hi)
         digits = sel >> np.uint64(shift)
         if shift < TOP_SHIFT:
             digits &= np.uint64(NBINS - 1)
@@ -132,6 +135,24 @@ def _keys_near(
     return float_keys(values[near])
 
 
+def _near_all(
+    values: NDArray[np.float64], top: NDArray[np.int64], ranges: Sequence[tuple[int, int]]
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The records (and their top digits) whose top digit lies in the top-digit span of some range: one
+    look-up of a 2^16-entry table per record, so that each range then scans only these (its keys are the
+    same as from the whole block). With at most one range, the whole block (its comparison is cheaper)."""
+    if len(ranges) <= 1:  # one range: its own comparison is cheaper than the table's gather
+        return values, top
+    table = np.zeros(NBINS, dtype=bool)
+    for lo, hi in ranges:
+        if lo <= hi:
+            table[lo >> TOP_SHIFT : (hi >> TOP_SHIFT) + 1] = True
+    if table.all():
+        return values, top
+    near = table[top]
+    return values[near], top[near]
+
+
 def collect_block(block: ArrayLike, key_lo: int, key_hi: int) -> NDArray[np.uint64]:
     """The keys of one block in [key_lo, key_hi] (the per-block kernel of :meth:`KeyBackend.collect`)."""
     if key_lo > key_hi:
@@ -144,7 +165,7 @@ def collect_ranges_block(block: ArrayLike, ranges: Sequence[tuple[int, int]]) ->
     """The keys of one block in each of the key ranges [lo, hi] (the kernel of
     :meth:`CachingBackend.collect_ranges`): the top digits are made once."""
     values = np.asarray(block, dtype=np.float64).ravel()
-    top = top_digits(values)
+    values, top = _near_all(values, top_digits(values), [(int(lo), int(hi)) for lo, hi in ranges])
     return [
         _in_range(_keys_near(values, top, int(lo), int(hi)), int(lo), int(hi))
         if lo <= hi
