@@ -7,7 +7,8 @@ and under ``TYPE_CHECKING`` included, read from the source with :mod:`ast`).
   experiments, cli); nothing but the command line imports ``smoothdp.cli``; nothing in the library
   imports the reproductions.
 * **No private name imported across modules** (``from smoothdp.x import _name``): what modules share is public
-  within the package. (Private *modules* such as ``central/_pairs.py`` may be imported by their own package.)
+  within the package. (Private *modules* such as ``central/smooth_sensitivity/_pairs.py`` may be imported by
+  their own package.)
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def _under(name: str, prefixes: tuple[str, ...]) -> bool:
 def test_the_graph_is_read() -> None:
     graph = _graph()
     assert len(MODULES) > 100
-    assert "smoothdp.central.statistics" in graph["smoothdp.central.api"]
+    assert "smoothdp.central.smooth_sensitivity.statistics" in graph["smoothdp.central.api"]
 
 
 def test_no_import_cycle() -> None:

@@ -1,7 +1,7 @@
 """Numpy-style entry points: ``smoothdp.median(x, epsilon=1.0, bounds=(0, 100))`` and friends.
 
 Each is a thin wrapper over one smooth-sensitivity release
-(:class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), returning a
+(:class:`~smoothdp.central.smooth_sensitivity.mechanism.SmoothSensitivityMechanism`), returning a
 :class:`~smoothdp.release.Release` (``float(release)`` gives the number). Privacy parameters are
 keyword-only. Pure ε-DP with the default PolyPlace noise (HT Theorem 8); ``noise="student_t"`` or
 ``"cauchy"`` are pure too (LY Lemmas 3.5, 3.3); ``noise="laplace"`` is (ε, δ)-DP and needs δ > 0
@@ -16,9 +16,9 @@ holds the smooth sensitivity and noise scale, for the data holder only).
 ``median``, ``quantile`` and ``quantiles`` take ``method=`` (default ``"auto"``: chosen from public
 parameters only by :func:`smoothdp.central.choose.choose_method`; the Release's ``details["method"]`` says
 which ran), ``clamp=True`` (the released value clamped into the bounds, post-processing), ``clip=True`` and
-``bounds="private"`` (private range finding with part of the budget, :mod:`smoothdp.central.private_bounds`).
-The exponential-mechanism quantiles are in :mod:`smoothdp.central.quantiles`
-(docs/theory/quantiles.md#the-exponential-mechanism-quantile).
+``bounds="private"`` (private range finding with part of the budget,
+:mod:`smoothdp.central.unbounded.private_bounds`). The exponential-mechanism quantiles are in
+:mod:`smoothdp.central.quantiles` (docs/theory/quantiles.md#the-exponential-mechanism-quantile).
 
 NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007; HT = Hladík & Tětek, FORC 2025; LY = Liang & Yi, CCS 2024.
 """
@@ -43,8 +43,6 @@ from smoothdp.central.choose import (
     evidence_chooses_atoms,
     narrow_bounds_first,
 )
-from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
 from smoothdp.central.quantiles import (
     ExponentialQuantile,
     JointQuantiles,
@@ -53,7 +51,9 @@ from smoothdp.central.quantiles import (
     check_quantile_list,
 )
 from smoothdp.central.quantiles_nested import DEFAULT_HALVINGS, NestedJointQuantiles
-from smoothdp.central.statistics import Median, Quantile, Statistic, TrimmedMean
+from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
+from smoothdp.central.smooth_sensitivity.statistics import Median, Quantile, Statistic, TrimmedMean
+from smoothdp.central.unbounded.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
 from smoothdp.exact import check_numerics
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -138,8 +138,8 @@ def median(
         and ``"exponential"`` run the scale-free exponential mechanism on the whole line, ``"unbounded"``
         AboveThreshold on a geometric ladder, every other method runs inside a private range found with
         25% of ε (``details["epsilon_bounds"]``); or ``"private"``: found privately with 25% of ε around
-        the public scale hint ``scale`` (:class:`~smoothdp.central.private_bounds.PrivateRange`). The bounds
-        used are in ``release.details["bounds"]`` (private outputs, covered by the guarantee).
+        the public scale hint ``scale`` (:class:`~smoothdp.central.unbounded.private_bounds.PrivateRange`).
+        The bounds used are in ``release.details["bounds"]`` (private outputs, covered by the guarantee).
     method
         ``"auto"`` (default, from public parameters: docs/quantiles.md#which-method), ``"exponential"``
         (docs/theory/quantiles.md#the-exponential-mechanism-quantile), ``"smooth_sensitivity"``
@@ -292,8 +292,8 @@ def quantile(
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
         if method in ("inverse_sensitivity", "piecewise_laplace"):
-            from smoothdp.central.inverse_sensitivity import InverseSensitivity
-            from smoothdp.central.piecewise_laplace import PiecewiseLaplace
+            from smoothdp.central.frameworks.inverse_sensitivity import InverseSensitivity
+            from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
 
             cls = InverseSensitivity if method == "inverse_sensitivity" else PiecewiseLaplace
             return cls(qq, epsilon=eps_main, bounds=(lo, hi), clip=clip, clamp=clamp, numerics=numerics)

@@ -145,7 +145,7 @@ def _check_options(args: argparse.Namespace) -> None:
 def expected_guarantee(args: argparse.Namespace) -> PrivacyGuarantee:
     """The guarantee the release will declare, from its public parameters only: the mechanism is built
     without data (count, sum, histogram) or the moments' rule, (ε[, δ]) under ``--neighbours``."""
-    from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum
+    from smoothdp.central.counting.queries import NoisyCount, NoisyHistogram, NoisySum
     from smoothdp.privacy import ApproxDP, PureDP
 
     try:
