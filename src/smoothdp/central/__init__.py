@@ -1,9 +1,9 @@
 """smoothdp.central: central differential privacy with instance-adaptive noise.
 
-The user entry points live at the top: :mod:`.api` (``median``, ``quantile``, ``quantiles``,
-``trimmed_mean``), :mod:`.moments_api` (``mean``, ``var``, ``std``), :mod:`.no_bounds` (``bounds=None``),
-:mod:`.baselines` (the global-sensitivity baselines) and :mod:`.choose` (the public method / β choices).
-The mechanisms they run are in subpackages, one seam each:
+The user entry points live at the top: :mod:`.api` (``median``, ``trimmed_mean``), :mod:`.quantile_api`
+(``quantile``, ``quantiles``), :mod:`.moments_api` (``mean``, ``var``, ``std``), :mod:`.no_bounds`
+(``bounds=None``), :mod:`.baselines` (the global-sensitivity baselines) and :mod:`.choose` (the public
+method / β choices). The mechanisms they run are in subpackages, one seam each:
 
 * :mod:`.smooth_sensitivity`: the statistics with their local sensitivity at distance k and their exact smooth
   sensitivity (median, quantiles, trimmed mean, min, max, mean), and the smooth-sensitivity mechanism;
@@ -30,7 +30,8 @@ from smoothdp._lazy import attach
 
 # Eager: the function `quantiles` shares its name with the module `quantiles`, which would hide it once
 # imported; api is what every use of the package loads anyway.
-from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
+from smoothdp.central.api import median, trimmed_mean
+from smoothdp.central.quantile_api import quantile, quantiles
 
 __all__ = [
     "BoundedLocalSensitivity",
@@ -169,6 +170,7 @@ _SUBMODULES = (
     "moments",
     "moments_api",
     "no_bounds",
+    "quantile_api",
     "quantiles",
     "smooth_sensitivity",
     "unbounded",

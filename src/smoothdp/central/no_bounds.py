@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from smoothdp.accounting import Accountant, charge
+from smoothdp.accounting import Accountant
 from smoothdp.central.choose import choose_unbounded_method
 from smoothdp.central.unbounded.ladder import (
     PROOF_RANGE,
@@ -33,11 +33,12 @@ from smoothdp.central.unbounded.ladder import (
     prepare_unbounded,
 )
 from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
+from smoothdp.central.unbounded.two_stage import release_within_found_bounds
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
-from smoothdp.rng import SeedLike, is_secure, resolve_rng
+from smoothdp.rng import SeedLike
 from smoothdp.validation import check_epsilon, check_in_range
 
 __all__ = [
@@ -154,30 +155,25 @@ def release_in_private_range(
     ranger = UnboundedRange(
         epsilon=eps_range, quantiles=range_quantiles(qs), neighbours=neighbours, numerics=numerics
     )
-    build(eps_main, -1.0, 1.0)  # every parameter validated before any budget is charged
-    data = prepare_unbounded(x)
-    gen = resolve_rng(rng)
-    total = PureDP(eps, neighbours=ranger.guarantee.neighbours)
-    charge(accountant, total, label=f"quantile within a private range ({method})")
-    lo, hi = ranger.sample(data, gen)
-    mech = build(eps_main, lo, hi)
-    inner = mech._release(mech._prepare(data), gen)
-    details = {
-        **inner.details,
-        "bounds": (lo, hi),
-        "bounds_private": True,
-        "epsilon_bounds": eps_range,
-        "epsilon_statistic": eps_main,
-        "range": ranger.details(),
-        "range_proof": PROOF_RANGE,
-    }
-    return dataclasses.replace(
-        inner,
-        is_simulation=not is_secure(gen),
-        guarantee=total,
-        mechanism=f"{inner.mechanism} within a private range ({ranger.name})",
-        source=f"{inner.source}; range: {ranger.source}",
-        details=details,
+
+    def prepare(data: Any) -> tuple[Any, Any]:
+        prepared = prepare_unbounded(data)
+        return prepared, prepared  # both stages see the unbounded data policy
+
+    return release_within_found_bounds(
+        x,
+        build,
+        ranger,
+        prepare=prepare,
+        guarantee=PureDP(eps, neighbours=ranger.guarantee.neighbours),
+        epsilon_bounds=eps_range,
+        epsilon_statistic=eps_main,
+        method=method,
+        phrase="within a private range",
+        source_label="range",
+        details={"range": ranger.details(), "range_proof": PROOF_RANGE},
+        rng=rng,
+        accountant=accountant,
     )
 
 
