@@ -100,7 +100,7 @@ class _AdditiveLaplace(GeoMechanism):
         return np.broadcast_to(2.0 * self._scale(len(users)) ** 2, self.query.param_shape + users).copy()
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) for one user at x (single query)."""
+        r"""$\ln p_x(y)$ for one user at x (single query)."""
         if self.query.param_shape:
             raise ValueError("log_density needs a single query (param_shape == ())")
         f = self.query.value(x)
@@ -296,7 +296,8 @@ class NoiseAPriori(GeoMechanism):
         return {**super()._public_details(), "variant": self.variant, "hard": self.hard}
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) of the report of one user at x: y are noisy locations (or distances, single query)."""
+        r"""$\ln p_x(y)$ of the report of one user at x: y are noisy locations (or distances, single
+        query)."""
         pts = self.query.check_points(x)
         if self.query.user_shape(pts) != ():
             raise ValueError(f"x must be one point; got shape {np.shape(x)}")

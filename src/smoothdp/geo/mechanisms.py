@@ -169,7 +169,7 @@ class SmoothSensitivityMechanism(GeoMechanism):
         return {**super()._public_details(), "noise": self.calibration.family}
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y): log density of the report of a user at the single point x (one query only)."""
+        r"""$\ln p_x(y)$: log density of the report of a user at the single point x (one query only)."""
         if self.query.param_shape:
             raise ValueError("log_density needs a single query (param_shape == ())")
         pts = self.query.check_points(x)
