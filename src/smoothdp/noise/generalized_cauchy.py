@@ -160,7 +160,7 @@ class GeneralizedCauchy(NoiseDistribution):
 
     def breakpoints(self) -> tuple[float, ...]:
         r"""$\sigma(\gamma-1)^{1/\gamma}$, where
-        $\vert d/dx \ln \mathrm{pdf}\vert = \gamma\vert z\vert^{\gamma-1}/(1 + \vert z\vert^\gamma)$
+        $\vert d/dx \ln\, \mathrm{pdf}\vert = \gamma\vert z\vert^{\gamma-1}/(1 + \vert z\vert^\gamma)$
         ($z = x/\sigma$) is largest."""
         g = self.gamma
         return (self.scale * (g - 1.0) ** (1.0 / g),)

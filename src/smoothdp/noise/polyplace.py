@@ -92,8 +92,8 @@ class PolyPlace(NoiseDistribution):
         self._u_switch = -math.expm1(math.log(0.5 * (1.0 + r)) / alpha)
 
     def breakpoints(self) -> tuple[float, ...]:
-        r"""$s/\alpha$, where core and tail meet: $\vert d/dx \ln \mathrm{pdf}\vert$ rises to $\alpha/s$ there
-        and falls beyond (HT Def. 6)."""
+        r"""$s/\alpha$, where core and tail meet: $\vert d/dx \ln\, \mathrm{pdf}\vert$ rises to $\alpha/s$
+        there and falls beyond (HT Def. 6)."""
         return (self.scale / self.shape,)
 
     # -- |X| from the tail mass, shared by ppf and the float sampler ----------------------------------------

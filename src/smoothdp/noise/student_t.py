@@ -83,7 +83,7 @@ class StudentT(NoiseDistribution):
         return 0.0 if self.df > 1.0 else math.nan
 
     def breakpoints(self) -> tuple[float, ...]:
-        r"""$\sigma\sqrt{\nu}$, where $\vert d/dx \ln \mathrm{pdf}\vert = (\nu+1)\vert z\vert/(\nu + z^2)$
+        r"""$\sigma\sqrt{\nu}$, where $\vert d/dx \ln\, \mathrm{pdf}\vert = (\nu+1)\vert z\vert/(\nu + z^2)$
         ($z = x/\sigma$) is largest."""
         return (self.scale * math.sqrt(self.df),)
 
