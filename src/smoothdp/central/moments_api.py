@@ -8,20 +8,20 @@ Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bo
 **Under substitution** (the default; n = len(x) public) ``method=`` is
 
 * ``"clipped"``: the clipped mean (variance) on the declared bounds with staircase noise of its global
-  sensitivity (:class:`~smoothdp.central.moments.ClippedMean`,
-  :class:`~smoothdp.central.moments.ClippedVariance`);
+  sensitivity (:class:`~smoothdp.central.moments.clipped.ClippedMean`,
+  :class:`~smoothdp.central.moments.clipped.ClippedVariance`);
 * ``"private_range"``: the same on a range found privately inside the bounds with a small share of ε
-  (:mod:`smoothdp.central.range_moments`);
+  (:mod:`smoothdp.central.moments.on_private_range`);
 * ``"auto"`` (default): ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``
-  (:func:`~smoothdp.central.range_moments.choose_moment_method`, public values only);
+  (:func:`~smoothdp.central.moments.on_private_range.choose_moment_method`, public values only);
 * the mean only: ``"smooth_sensitivity"``, the add/remove smooth-sensitivity mean run at ε/2, which is ε-DP
   under substitution by group privacy
   (docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
 
 **Under add/remove** (n private; an empty x is valid) the choice depends on no function of n: the mean's
-``"auto"`` is ``"smooth_sensitivity"`` (:class:`~smoothdp.central.statistics.Mean`), also ``"noisy_sum"``
-(:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is ``"noisy_moments"``
-(:class:`~smoothdp.central.noisy_moments.NoisyMoments`).
+``"auto"`` is ``"smooth_sensitivity"`` (:class:`~smoothdp.central.smooth_sensitivity.statistics.Mean`), also
+``"noisy_sum"`` (:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is
+``"noisy_moments"`` (:class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`).
 
 ``std`` is the square root of the variance release (post-processing) by the same mechanism.
 """
@@ -36,12 +36,12 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
-from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
-from smoothdp.central.noisy_moments import NoisyMoments
-from smoothdp.central.range_moments import RangeMean, RangeVariance, choose_moment_method
-from smoothdp.central.range_sweep import neighbours_of
-from smoothdp.central.statistics import Mean
+from smoothdp.central.moments.clipped import ClippedMean, ClippedVariance, check_ddof
+from smoothdp.central.moments.noisy_sums import NoisyMoments
+from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance, choose_moment_method
+from smoothdp.central.moments.range_sweep import neighbours_of
+from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
+from smoothdp.central.smooth_sensitivity.statistics import Mean
 from smoothdp.exact import check_numerics
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -210,10 +210,11 @@ def mean(
     method
         Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``),
         ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
-        ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
-        ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` =
-        ``"smooth_sensitivity"`` (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}),
-        docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy sum / noisy count).
+        ``"private_range"`` (clipped on a private range:
+        :class:`~smoothdp.central.moments.on_private_range.RangeMean`), ``"smooth_sensitivity"`` (the
+        add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"smooth_sensitivity"`` (S_β = max((u − l)/n,
+        (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy
+        sum / noisy count).
     delta
         δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
     noise
@@ -230,7 +231,7 @@ def mean(
         ``"bun_steinke"`` (Student's T) or ``"nrs"`` (Cauchy): the papers' constants, for comparison.
     range_fraction
         Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
-        :func:`~smoothdp.central.range_moments.range_share`.
+        :func:`~smoothdp.central.moments.on_private_range.range_share`.
     rng, accountant, clip, clamp, numerics, engine
         As :func:`smoothdp.median`.
 
@@ -359,9 +360,10 @@ def var(
     ``method``: under substitution ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else
     ``"clipped"``), ``"clipped"`` (variance of the records clipped into the bounds + staircase noise of its
     sensitivity (u − l)²(n − 1)/(n(n − ddof)), docs/theory/moments.md#clipped-variance) or
-    ``"private_range"`` (the same on a private range, :class:`~smoothdp.central.range_moments.RangeVariance`);
-    under add/remove ``"auto"`` = ``"noisy_moments"`` (noisy count, sum and sum of squares,
-    :class:`~smoothdp.central.noisy_moments.NoisyMoments`). The release is clamped into
+    ``"private_range"`` (the same on a private range,
+    :class:`~smoothdp.central.moments.on_private_range.RangeVariance`); under add/remove ``"auto"`` =
+    ``"noisy_moments"`` (noisy count, sum and sum of squares,
+    :class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`). The release is clamped into
     [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). Other arguments as
     :func:`mean`; ``delta`` must be 0.
     """
