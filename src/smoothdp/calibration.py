@@ -17,8 +17,8 @@ rules ($Z_0$ the standard law, $Z = Z_0/\eta$):
 * cauchy: $\varepsilon = k \cdot \max(1, \gamma-1) \cdot \beta + (\gamma-1)^{(\gamma-1)/\gamma} \cdot \eta$
   (LY Lemma 3.3, Corollary 3.2; NRS07: $\gamma+1$);
 * laplace, dp:
-  $\eta = \min(\varepsilon - \beta \ln(2/\delta), \varepsilon + \beta - (e^\beta - 1) \ln(1/\delta))$ (NRS07
-  Lemma 2.9 / HT Claim 18, capped);
+  $\eta = \min(\varepsilon - \beta \ln(2/\delta), \varepsilon + \beta - (e^\beta - 1) \ln(1/\delta),
+  \varepsilon - \beta)$ (NRS07 Lemma 2.9 / HT Claim 18, capped by the last two terms: :func:`laplace_dp_eta`);
 * laplace, geo: $\varepsilon = \eta + \beta \cdot \max\{1, \ln(1/\delta)\}$, growth $1 + \beta t$ (LY Lemma
   3.6).
 

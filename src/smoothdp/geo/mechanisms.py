@@ -47,11 +47,14 @@ class SmoothSensitivityMechanism(GeoMechanism):
     * ``"polyplace"`` (default): Hladík & Tětek, FORC 2025, Theorem 8, extended to geo-privacy by this
       project (docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy):
       $Z = \mathrm{PolyPlace}(1/\beta, \varepsilon/\beta)$, $0 < \beta < \varepsilon$, growth $e^{\beta t}$.
-    * ``"student_t"``: Liang & Yi, Lemma 3.5: $\varepsilon = \nu\beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$,
+    * ``"student_t"``: Liang & Yi, Lemma 3.5, with the dilation term $\max(1, \nu)\beta$ (the published
+      $\nu\beta$ is too small for $\nu < 1$: docs/theory/calibration.md):
+      $\varepsilon = \max(1, \nu)\beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$,
       $Z = T(\nu)/\eta$, growth $e^{\beta t}$. Default $\nu = 3$ with $\beta = \varepsilon/9$,
       $\eta = \varepsilon/\sqrt{3}$ (the paper's experiments: noise std $3 \cdot S/\varepsilon$).
     * ``"cauchy"``: Liang & Yi, Lemma 3.3:
-      $\varepsilon = (\gamma-1)\beta + (\gamma-1)^{(\gamma-1)/\gamma} \cdot \eta$,
+      $\varepsilon = \max(1, \gamma-1)\beta + (\gamma-1)^{(\gamma-1)/\gamma} \cdot \eta$ (the published
+      $(\gamma-1)\beta$ is too small for $1 < \gamma < 2$: docs/theory/calibration.md),
       $Z = \mathrm{GC}(\gamma)/\eta$, growth $e^{\beta t}$.
     * ``"laplace"``: Liang & Yi, Lemma 3.6 (docs/theory/calibration.md#lemma-6-laplace-geo-privacy-rule),
       $(\varepsilon, \delta)$-geo-privacy with growth $1 + \beta t$:

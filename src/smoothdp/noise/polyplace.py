@@ -29,8 +29,8 @@ __all__ = ["PolyPlace"]
 class PolyPlace(NoiseDistribution):
     r"""PolyPlace noise with scale ``s`` and shape ``α > 1`` (HT Definition 6).
 
-    HT Theorem 8: with a $\gamma$-smooth upper bound S on the local sensitivity and
-    $0 < \gamma < \varepsilon$, $q(D) + \mathrm{PolyPlace}(S(D)/\gamma, \varepsilon/\gamma)$ is
+    HT Theorem 8: with a $\beta$-smooth upper bound S on the local sensitivity and
+    $0 < \beta < \varepsilon$, $q(D) + \mathrm{PolyPlace}(S(D)/\beta, \varepsilon/\beta)$ is
     $\varepsilon$-DP. (The mechanism lives in :mod:`smoothdp.calibration`.)
 
     Parameters
