@@ -19,7 +19,9 @@ Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bo
   (docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
 
 **Under add/remove** (n private; an empty x is valid) the choice depends on no function of n: the mean's
-``"auto"`` is ``"smooth_sensitivity"`` (:class:`~smoothdp.central.statistics.Mean`), also ``"noisy_sum"``
+``"auto"`` is ``"ratio"`` (:class:`~smoothdp.central.ratio_mean.RatioMean`: a noisy count, then a centred
+noisy sum, on a private range when the noisy count is large), also ``"smooth_sensitivity"``
+(:class:`~smoothdp.central.statistics.Mean`), ``"noisy_sum"``
 (:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is ``"noisy_moments"``
 (:class:`~smoothdp.central.noisy_moments.NoisyMoments`).
 
@@ -56,7 +58,7 @@ __all__ = ["MEAN_METHODS", "VARIANCE_METHODS", "mean", "std", "var"]
 #: method= of ``mean`` under each relation.
 MEAN_METHODS = {
     "substitution": ("auto", "clipped", "private_range", "smooth_sensitivity"),
-    "add_remove": ("auto", "smooth_sensitivity", "noisy_sum"),
+    "add_remove": ("auto", "ratio", "smooth_sensitivity", "noisy_sum"),
 }
 #: method= of ``var`` and ``std`` under each relation.
 VARIANCE_METHODS = {
@@ -92,6 +94,7 @@ _TAKES = {
     "private_range": "noise ('staircase' or 'laplace'), range_fraction",
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
+    "ratio": "noise ('staircase' or 'laplace')",
     "noisy_moments": "noise ('staircase' or 'laplace')",
 }
 
@@ -211,9 +214,11 @@ def mean(
         Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``),
         ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
         ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
-        ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` =
-        ``"smooth_sensitivity"`` (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}),
-        docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy sum / noisy count).
+        ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"ratio"``
+        (a centred noisy sum over a noisy count, on a private range when ε·Ñ is large:
+        :class:`~smoothdp.central.ratio_mean.RatioMean`), ``"smooth_sensitivity"`` (S_β = max((u − l)/n,
+        (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"``
+        (noisy sum / noisy count, uncentred).
     delta
         δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
     noise
@@ -252,7 +257,7 @@ def mean(
         chosen = (
             choose_moment_method(n=public_size(x), epsilon=eps)
             if relation == "substitution"
-            else "smooth_sensitivity"
+            else "ratio"
         )
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
@@ -267,6 +272,16 @@ def mean(
             mech = RangeMean(range_fraction=range_fraction, **common)
         return _run(mech, x, (lower, upper), clip, engine, **run)
     _only(chosen, range_fraction=(range_fraction, None))
+    if chosen == "ratio":
+        from smoothdp.central.ratio_mean import RatioMean
+
+        _only(chosen, delta=(delta, 0.0), beta=(beta, None))
+        _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
+        mech = RatioMean(
+            epsilon=eps, bounds=(lower, upper), noise=noise or "staircase", clip=clip, clamp=clamp,
+            numerics=numerics,
+        )  # fmt: skip
+        return _run(mech, x, (lower, upper), clip, engine, **run)
     if chosen == "noisy_sum":
         from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
 
