@@ -1,29 +1,30 @@
-"""The mean under **add/remove** (n private): a noisy count, then a centred noisy sum on a range that the noisy
-count lets us choose (docs/theory/moments.md#the-mean-when-n-is-private).
+"""The mean under **add/remove** (n private): a noisy count, then a centred noisy sum on a range that the
+noisy count lets us look for (docs/theory/moments.md#the-mean-when-n-is-private).
 
-:class:`RatioMean` releases, in this order (sequential, adaptive composition; every choice is a function of
-public parameters and of outputs already released):
+:class:`RatioMean` splits ε into public shares ε_N = ``COUNT_SHARE``·ε, ε_q = ``RANGE_SHARE``·ε and
+ε_S = the rest, and releases, in this order (sequential, adaptive composition; every choice is a function
+of public parameters and of outputs already released):
 
-1. **the count** Ñ = n + K, K exact discrete Laplace of scale t_N = 1/ε_N (rounded up), ε_N = ``COUNT_SHARE``·ε;
-2. **the clipping range** [a, b]: when Ñ ≥ ``MIN_RANKS``·k, with k = ⌈``RANK_DISTANCE``/ε_q⌉ and
-   ε_q = ``RANGE_SHARE``·ε/2, the k/Ñ- and (1 − k/Ñ)-quantiles by the add/remove exponential mechanism
-   (:class:`~smoothdp.central.quantiles.ExponentialQuantile`, ε_q each), sorted; else the declared bounds
-   [l, u] and the range's share goes to the sum. The clipping rank n − O(1/ε) from each end is the one of
-   instance-optimal mean estimation (Huang, Liang & Yi, NeurIPS 2021), here located with the noisy count
-   (n itself is private);
-3. **the centred sum** S̃ = Σ(clip(x_i, a, b) − m) + Z, m = (a + b)/2, Z staircase noise for the sensitivity
-   (b − a)/2 (one record added or removed moves the centred sum by its own term) at the rest ε_S of ε.
+1. **the count** Ñ = n + K, K exact discrete Laplace of scale t = 1/ε_N (rounded up);
+2. **the clipping range** [a, b]: when ε_q·Ñ ≥ ``MIN_RANKS``, y = the add/remove exponential-mechanism
+   γ-quantile (:class:`~smoothdp.central.quantiles.ExponentialQuantile`, ε_q) of the log-magnitudes
+   log2|x_i − c| (c = 0 clamped into the bounds) clamped into a public window of ``OCTAVES`` octaves, with
+   γ = max(1/2, 1 − ``RANK_DISTANCE``/(ε_q·Ñ)), a rank O(1/ε) from the top as in instance-optimal mean
+   estimation (Huang, Liang & Yi, NeurIPS 2021), located with the noisy count since n is private; then
+   G = 2^(⌈y⌉ + ``PAD_OCTAVES``) and [a, b] = [max(l, c − G), min(u, c + G)]. Otherwise [a, b] = [l, u]
+   and the range's share goes to the sum;
+3. **the centred sum** S̃ = Σ(clip(x_i, a, b) − m) + Z, m = (a + b)/2, Z staircase noise for the
+   sensitivity (b − a)/2 (one record added or removed moves the centred sum by its own term).
 
-The release is m + S̃/max(Ñ, 1), clamped into [a, b] ⊆ [l, u] (post-processing). Centring at the middle of
-the range makes the count's noise matter only through |x̄ − m|, and the range cuts the sum's noise from
-(u − l)/2 to (b − a)/2 when the data fill a small part of the declared bounds (skewed or heavy-tailed data
-with wide public bounds); on data that fill their bounds it costs the range's share of ε, and it is not
-tried on groups too small for k ranks from each end.
+The release is m + S̃/max(Ñ, 1), clamped into [a, b] ⊆ [l, u] (post-processing). Centring makes the
+count's noise matter only through |x̄ − m|, hence the larger share for the sum; the range cuts the sum's
+noise from (u − l)/2 to about four times the data's top magnitudes on skewed or heavy-tailed data with
+wide public bounds; on data that fill their bounds it is [l, u] and costs ε_q.
 
-Guarantee: pure ε-DP under add/remove, ε_N + 2ε_q + ε_S ≤ ε in exact arithmetic. Empty data is valid (an
-empty group): Ñ is noise around 0, no range is tried unless the noise says Ñ ≥ MIN_RANKS·k, and the sum is
-noise around 0. The count, the range and the noisy sum are released with the exact samplers
-(:mod:`smoothdp.exact`), so the float released is a post-processing of the proved mechanism.
+Guarantee: pure ε-DP under add/remove (ε_N + ε_q + ε_S ≤ ε in exact arithmetic). Empty data is valid (an
+empty group): Ñ is noise around 0 and the sum is noise around 0. The count, the range and the noisy sum
+are released with the exact samplers (:mod:`smoothdp.exact`), so the float released is a post-processing
+of the proved mechanism.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from smoothdp.central.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
-from smoothdp.noise import DiscreteLaplace
+from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon
@@ -157,24 +158,42 @@ class RatioMean(Mechanism):
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         return prepare_data(data, self.lower, self.upper, clip=self.clip)  # sorted; empty data allowed
 
-    def _half_width(self, sorted_x: NDArray[np.float64], coverage: float, rng: np.random.Generator) -> float:
-        """G = 2^(⌈y⌉ + PAD_OCTAVES), y the add/remove exponential-mechanism coverage-quantile of the
-        log-magnitudes log2|x_i − c| clamped into the public window [top − OCTAVES, top]."""
+    def log_window(self) -> tuple[float, float]:
+        """The public window [T − OCTAVES, T] of the log-magnitudes, 2^T ≥ max(u − c, c − l) (frexp's
+        exponent)."""
         c = self.centre_of_magnitudes()
         top = float(math.frexp(max(self.upper - c, c - self.lower))[1])
+        return top - OCTAVES, top
+
+    def log_magnitudes(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """log2|x_i − c| clamped into the window, sorted (one fixed map per record)."""
+        low, top = self.log_window()
         with np.errstate(divide="ignore"):
-            logs = np.clip(np.log2(np.abs(sorted_x - c)), top - OCTAVES, top)
+            logs = np.clip(np.log2(np.abs(x - self.centre_of_magnitudes())), low, top)
         logs.sort()
-        mech = ExponentialQuantile(
+        return logs
+
+    def range_mechanism(self, coverage: float) -> ExponentialQuantile:
+        """The add/remove exponential mechanism of the coverage-quantile of the log-magnitudes at ε_q."""
+        return ExponentialQuantile(
             coverage,
             epsilon=self.eps_quantile,
-            bounds=(top - OCTAVES, top),
+            bounds=self.log_window(),
             lattice=None,
             numerics=self.numerics,
             neighbours="add_remove",
         )
-        y = float(mech.sample(logs, rng))
-        return math.ldexp(1.0, int(math.ceil(y)) + PAD_OCTAVES)
+
+    def range_of(self, y: float) -> tuple[float, float]:
+        """[a, b] = [max(l, c − G), min(u, c + G)], G = 2^(⌈y⌉ + PAD_OCTAVES), from the quantile y."""
+        c, g = self.centre_of_magnitudes(), math.ldexp(1.0, math.ceil(y) + PAD_OCTAVES)
+        return max(self.lower, c - g), min(self.upper, c + g)
+
+    def sum_noise(self, a: float, b: float, epsilon: float) -> NoiseDistribution | None:
+        """The centred sum's noise on [a, b] at ``epsilon``: for the sensitivity (b − a)/2 rounded up
+        (``None`` when a = b: the centred sum is then 0 on every data set)."""
+        half_width = (Fraction(b) - Fraction(a)) / 2
+        return None if half_width == 0 else moment_noise(self.noise, round_up(half_width), epsilon)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         n = prepared.size
@@ -185,18 +204,16 @@ class RatioMean(Mechanism):
         if coverage is None:
             a, b, eps_sum = self.lower, self.upper, self.eps_sum_alone
         else:
-            c, g = self.centre_of_magnitudes(), self._half_width(prepared, coverage, rng)
-            a, b, eps_sum = max(self.lower, c - g), min(self.upper, c + g), self.eps_sum
+            y = float(self.range_mechanism(coverage).sample(self.log_magnitudes(prepared), rng))
+            (a, b), eps_sum = self.range_of(y), self.eps_sum
         centre = (Fraction(a) + Fraction(b)) / 2
-        half_width = (Fraction(b) - Fraction(a)) / 2
         clipped = np.clip(prepared, a, b)  # exact: each output is a record or an end
         exact = exact_sum(clipped) - n * centre
-        if half_width == 0:  # every clipped record is the centre: the centred sum is 0 on every data set
+        z = self.sum_noise(a, b, eps_sum)
+        if z is None:  # every clipped record is the centre: the centred sum is 0 on every data set
             noisy_sum = 0.0
         else:
-            sensitivity = round_up(half_width)
-            z = moment_noise(self.noise, sensitivity, eps_sum)
-            grid = OutputGrid.for_magnitude(sensitivity)
+            grid = OutputGrid.for_magnitude(z.scale)
             noisy_sum = float(add_noise(exact, z, grid=grid, rng=rng, numerics=self.numerics))
         value = float(centre) + noisy_sum / max(noisy_count, 1.0)
         if self.clamp or not math.isfinite(value):
