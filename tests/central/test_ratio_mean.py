@@ -16,11 +16,15 @@ from smoothdp.central.ratio_mean import MIN_RANKS, RatioMean
 WIDE = (-1e5, 1e7)
 
 
-def _errors(x: np.ndarray, bounds: tuple[float, float], epsilon: float, method: str, trials: int = 30) -> float:
+def _errors(
+    x: np.ndarray, bounds: tuple[float, float], epsilon: float, method: str, trials: int = 30
+) -> float:
     truth = float(np.clip(x, *bounds).mean())
     gen = smoothdp.default_rng(7)
     out = [
-        smoothdp.mean(x, epsilon=epsilon, bounds=bounds, neighbours="add_remove", method=method, rng=gen).value
+        smoothdp.mean(
+            x, epsilon=epsilon, bounds=bounds, neighbours="add_remove", method=method, rng=gen
+        ).value
         for _ in range(trials)
     ]
     return float(np.median(np.abs(np.array(out) - truth)))
@@ -49,7 +53,9 @@ def test_any_data_releases_a_float_inside_the_bounds_without_warning(x):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for seed in range(5):
-            r = smoothdp.mean(np.asarray(x, float), epsilon=0.5, bounds=WIDE, neighbours="add_remove", rng=seed)
+            r = smoothdp.mean(
+                np.asarray(x, float), epsilon=0.5, bounds=WIDE, neighbours="add_remove", rng=seed
+            )
             assert type(r.value) is float and WIDE[0] <= r.value <= WIDE[1]
 
 
