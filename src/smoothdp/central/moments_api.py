@@ -255,9 +255,7 @@ def mean(
     run = {"accountant": accountant, "rng": rng}
     if chosen == "auto":
         chosen = (
-            choose_moment_method(n=public_size(x), epsilon=eps)
-            if relation == "substitution"
-            else "ratio"
+            choose_moment_method(n=public_size(x), epsilon=eps) if relation == "substitution" else "ratio"
         )
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
