@@ -40,6 +40,7 @@ from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, Recu
 from smoothdp.central.quantiles_nested import NestedJointQuantiles
 from smoothdp.central.range_moments import RangeMean, RangeVariance
 from smoothdp.central.range_sweep import SweepRange
+from smoothdp.central.ratio_mean import RatioMean
 from smoothdp.central.scale_free import ScaleFreeQuantile
 from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
 from smoothdp.mechanism import REGISTRY, Mechanism
@@ -153,6 +154,7 @@ CASES = [
     (UnboundedQuantile(0.5, epsilon=1.0), X, "substitution"),
     (UnboundedQuantile(0.25, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
     (UnboundedRange(epsilon=1.0), X, "substitution"),
+    (RatioMean(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 
