@@ -56,7 +56,7 @@ from smoothdp.validation import check_bool, check_bounds, check_delta, check_eps
 __all__ = ["MEAN_METHODS", "VARIANCE_METHODS", "mean", "std", "var"]
 
 #: method= of ``mean`` under each relation.
-MEAN_METHODS = {
+MEAN_METHODS: dict[str, tuple[str, ...]] = {
     "substitution": ("auto", "clipped", "private_range", "smooth_sensitivity"),
     "add_remove": ("auto", "ratio", "smooth_sensitivity", "noisy_sum"),
 }
