@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
 from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.moments import ClippedMean, ClippedVariance, check_ddof
+from smoothdp.central.moments import MOMENT_NOISES, ClippedMean, ClippedVariance, check_ddof
 from smoothdp.central.noisy_moments import NoisyMoments
 from smoothdp.central.range_moments import RangeMean, RangeVariance, choose_moment_method
 from smoothdp.central.range_sweep import neighbours_of
@@ -216,8 +216,10 @@ def mean(
         ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
         ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"ratio"``
         (a centred noisy sum over a noisy count, on a private range when ε·Ñ is large:
-        :class:`~smoothdp.central.ratio_mean.RatioMean`), ``"smooth_sensitivity"`` (S_β = max((u − l)/n,
-        (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"``
+        :class:`~smoothdp.central.ratio_mean.RatioMean`; ``"smooth_sensitivity"`` when ``beta``, ``delta``,
+        a noise family's options or a smooth-sensitivity noise family are given), ``"smooth_sensitivity"``
+        (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping),
+        or ``"noisy_sum"``
         (noisy sum / noisy count, uncentred).
     delta
         δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
@@ -253,10 +255,13 @@ def mean(
     check_numerics(numerics)
     clip, clamp = check_bool("clip", clip), check_bool("clamp", clamp)
     run = {"accountant": accountant, "rng": rng}
+    if chosen == "auto" and relation == "add_remove":
+        # Smooth-sensitivity options given (β, δ, a noise family's options or a family the ratio does not
+        # take): only that method uses them, as in quantile's "auto".
+        ss_only = beta is not None or delta or noise_options or noise not in (None, *MOMENT_NOISES)
+        chosen = "smooth_sensitivity" if ss_only else "ratio"
     if chosen == "auto":
-        chosen = (
-            choose_moment_method(n=public_size(x), epsilon=eps) if relation == "substitution" else "ratio"
-        )
+        chosen = choose_moment_method(n=public_size(x), epsilon=eps)
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
         _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
