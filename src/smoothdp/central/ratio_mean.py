@@ -46,6 +46,7 @@ from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_bool, check_bounds, check_epsilon
+from smoothdp.work import tally_passes
 
 __all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
 
@@ -168,6 +169,7 @@ class RatioMean(Mechanism):
     def log_magnitudes(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """log2|x_i − c| clamped into the window, sorted (one fixed map per record)."""
         low, top = self.log_window()
+        tally_passes(x.size)  # one pass: the magnitudes
         with np.errstate(divide="ignore"):
             logs = np.clip(np.log2(np.abs(x - self.centre_of_magnitudes())), low, top)
         logs.sort()
@@ -207,6 +209,7 @@ class RatioMean(Mechanism):
             y = float(self.range_mechanism(coverage).sample(self.log_magnitudes(prepared), rng))
             (a, b), eps_sum = self.range_of(y), self.eps_sum
         centre = (Fraction(a) + Fraction(b)) / 2
+        tally_passes(n)  # one pass: the clipped exact sum
         clipped = np.clip(prepared, a, b)  # exact: each output is a record or an end
         exact = exact_sum(clipped) - n * centre
         z = self.sum_noise(a, b, eps_sum)
