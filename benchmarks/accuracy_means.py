@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 import smoothdp
 from smoothdp.central import GlobalSensitivityMean
-from smoothdp.central.means import private_clip_mean
+from smoothdp.central.moments.private_clip import private_clip_mean
 from smoothdp.data import load_adult_ages, load_ca_incomes
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
@@ -118,7 +118,7 @@ METHODS: dict[str, tuple[Release, str]] = {
         _diffprivlib,
         "diffprivlib.tools.mean(x, epsilon=ε, bounds=): Laplace((u−l)/(nε)), truncated",
     ),
-    "private_clip": (_private_clip, "smoothdp.central.means.private_clip_mean(x, epsilon=ε, bounds=) (new)"),
+    "private_clip": (_private_clip, "smoothdp.private_clip_mean(x, epsilon=ε, bounds=) (new)"),
     "smooth_mean": (
         _smooth_mean,
         "smoothdp.mean(x, epsilon=ε/2, bounds=, neighbours='add_remove') (add/remove ε/2 ⇒ substitution ε)",

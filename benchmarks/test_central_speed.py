@@ -15,7 +15,7 @@ import pytest
 
 from smoothdp.calibration import calibrate
 from smoothdp.central import Median, Quantile, TrimmedMean
-from smoothdp.central._pairs import PairProblem, smooth_sensitivity_pairs
+from smoothdp.central.smooth_sensitivity._pairs import PairProblem, smooth_sensitivity_pairs
 
 N = 10_000_000
 TARGET_RATIO = 3.0

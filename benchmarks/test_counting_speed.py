@@ -18,8 +18,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from smoothdp.central.counting_batch import add_integer_noise
-from smoothdp.central.counting_noise import IntegerNoise
+from smoothdp.central.counting.batch import add_integer_noise
+from smoothdp.central.counting.noise import IntegerNoise
 from smoothdp.rng import default_rng
 
 N = 1_000_000

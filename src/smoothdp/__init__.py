@@ -64,17 +64,17 @@ _EXPORTS = {
     "Budget": "smoothdp.accounting",
     "BudgetError": "smoothdp.accounting",
     "calibrate": "smoothdp.calibration",
-    "count": "smoothdp.central.counting",
-    "histogram": "smoothdp.central.counting",
-    "sum": "smoothdp.central.counting",
+    "count": "smoothdp.central.counting.queries",
+    "histogram": "smoothdp.central.counting.queries",
+    "sum": "smoothdp.central.counting.queries",
     "mean": "smoothdp.central.moments_api",
     "std": "smoothdp.central.moments_api",
     "var": "smoothdp.central.moments_api",
     "median": "smoothdp.central.api",
-    "quantile": "smoothdp.central.api",
-    "quantiles": "smoothdp.central.api",
+    "quantile": "smoothdp.central.quantile_api",
+    "quantiles": "smoothdp.central.quantile_api",
     "trimmed_mean": "smoothdp.central.api",
-    "private_clip_mean": "smoothdp.central.means",
+    "private_clip_mean": "smoothdp.central.moments.private_clip",
     "Mechanism": "smoothdp.mechanism",
     "ZCDP": "smoothdp.privacy",
     "ApproxDP": "smoothdp.privacy",
@@ -118,10 +118,11 @@ if TYPE_CHECKING:
     from smoothdp import audit, central, geo, noise, sensitivity, smoothed_dp, tables
     from smoothdp.accounting import Accountant, Budget, BudgetError
     from smoothdp.calibration import calibrate
-    from smoothdp.central.api import median, quantile, quantiles, trimmed_mean
-    from smoothdp.central.counting import count, histogram, sum
-    from smoothdp.central.means import private_clip_mean
+    from smoothdp.central.api import median, trimmed_mean
+    from smoothdp.central.counting.queries import count, histogram, sum
+    from smoothdp.central.moments.private_clip import private_clip_mean
     from smoothdp.central.moments_api import mean, std, var
+    from smoothdp.central.quantile_api import quantile, quantiles
     from smoothdp.mechanism import Mechanism
     from smoothdp.privacy import ZCDP, ApproxDP, GeoPrivacy, Guarantee, PureDP, compose
     from smoothdp.release import NotPrivate, Release

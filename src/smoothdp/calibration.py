@@ -1,23 +1,26 @@
-"""Calibration: privacy budget → smoothness β and standardized noise Z.
+r"""Calibration: privacy budget → smoothness $\beta$ and standardized noise Z.
 
-A calibration makes ``f(x) + S_β(x)·Z`` private, where S_β is any β-smooth upper bound on the local
-sensitivity (central DP, Hamming metric) or on the pointwise Lipschitz constant (geo-privacy, ε per unit
-distance, Λ = ∞). The growth of the smooth bound is ``growth`` (see :mod:`smoothdp.sensitivity.growth`).
+A calibration makes $f(x) + S_\beta(x) \cdot Z$ private, where $S_\beta$ is any $\beta$-smooth upper bound on
+the local sensitivity (central DP, Hamming metric) or on the pointwise Lipschitz constant (geo-privacy,
+$\varepsilon$ per unit distance, $\Lambda = \infty$). The growth of the smooth bound is ``growth`` (see
+:mod:`smoothdp.sensitivity.growth`).
 
 Every rule is proved in ``docs/theory/calibration.md`` (overview:
 ``docs/theory/calibration.md#overview-of-the-rules``), and every rule is checked numerically by
-:func:`smoothdp.audit.worst_case_privacy_loss` (``docs/theory/calibration.md#how-the-rules-are-checked``).
-The rules (Z₀ the standard law, Z = Z₀/η):
+:func:`smoothdp.audit.worst_case_privacy_loss` (``docs/theory/calibration.md#how-the-rules-are-checked``). The
+rules ($Z_0$ the standard law, $Z = Z_0/\eta$):
 
-=============  =====================================================  ========================================
-family         privacy equation                                       source
-=============  =====================================================  ========================================
-polyplace      Z = PolyPlace(1/β, ε/β), 0 < β < ε                     HT Theorem 8 (geo: this project)
-student_t      ε = max(1, ν)·β + (ν+1)/(2√ν)·η                        LY Lemma 3.5 (BS19: (ν+1)·β)
-cauchy         ε = k·max(1, γ−1)·β + (γ−1)^{(γ−1)/γ}·η                LY Lemma 3.3, Corollary 3.2 (NRS07: γ+1)
-laplace, dp    η = min(ε − β ln(2/δ), ε + β − (e^β − 1) ln(1/δ))      NRS07 Lemma 2.9 / HT Claim 18, capped
-laplace, geo   ε = η + β·max{1, ln(1/δ)}, growth 1 + βt               LY Lemma 3.6
-=============  =====================================================  ========================================
+* polyplace: $Z = \mathrm{PolyPlace}(1/\beta, \varepsilon/\beta)$, $0 < \beta < \varepsilon$ (HT Theorem 8;
+  geo: this project);
+* student_t: $\varepsilon = \max(1, \nu) \cdot \beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$ (LY Lemma 3.5; BS19:
+  $(\nu+1) \cdot \beta$);
+* cauchy: $\varepsilon = k \cdot \max(1, \gamma-1) \cdot \beta + (\gamma-1)^{(\gamma-1)/\gamma} \cdot \eta$
+  (LY Lemma 3.3, Corollary 3.2; NRS07: $\gamma+1$);
+* laplace, dp:
+  $\eta = \min(\varepsilon - \beta \ln(2/\delta), \varepsilon + \beta - (e^\beta - 1) \ln(1/\delta),
+  \varepsilon - \beta)$ (NRS07 Lemma 2.9 / HT Claim 18, capped by the last two terms: :func:`laplace_dp_eta`);
+* laplace, geo: $\varepsilon = \eta + \beta \cdot \max\{1, \ln(1/\delta)\}$, growth $1 + \beta t$ (LY Lemma
+  3.6).
 
 HT = Hladík & Tětek, *Smooth Sensitivity Revisited: Towards Optimality*, FORC 2025; LY = Liang & Yi,
 *Smooth Sensitivity for Geo-Privacy*, CCS 2024; NRS07 = Nissim, Raskhodnikova & Smith, STOC 2007;
@@ -88,33 +91,33 @@ POLYPLACE_DEFAULT_BETA_FRACTION = 1.0 / 9.0
 
 @dataclass(frozen=True)
 class Calibration:
-    """The result of :func:`calibrate`.
+    r"""The result of :func:`calibrate`.
 
     Attributes
     ----------
     family
         ``"polyplace"``, ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
     model
-        ``"dp"`` (Hamming metric) or ``"geo"`` (ε per unit of distance).
+        ``"dp"`` (Hamming metric) or ``"geo"`` ($\varepsilon$ per unit of distance).
     epsilon, delta
-        The budget this calibration spends (δ = 0 for the pure rules, whatever δ was passed).
+        The budget this calibration spends ($\delta = 0$ for the pure rules, whatever $\delta$ was passed).
     beta
-        The smoothness the sensitivity must have: S must be a G_β-smooth upper bound.
+        The smoothness the sensitivity must have: S must be a $G_\beta$-smooth upper bound.
     growth
-        The growth function G_β the bound must respect (``"exponential"`` or ``"linear"``).
+        The growth function $G_\beta$ the bound must respect (``"exponential"`` or ``"linear"``).
     noise
-        The standardized noise Z: release ``f(x) + S_β(x)·Z`` (one i.i.d. draw per output coordinate).
+        The standardized noise Z: release $f(x) + S_\beta(x) \cdot Z$ (one i.i.d. draw per output coordinate).
     guarantee
         The :class:`~smoothdp.privacy.Guarantee` it gives.
     source
         Paper and lemma the rule rests on.
     dimension
-        Number of output coordinates k (the output metric is ℓ1 when k > 1; only the Cauchy rule).
+        Number of output coordinates k (the output metric is $\ell_1$ when $k > 1$; only the Cauchy rule).
     constants
         Which constants the rule used (``"liang_yi"``, ``"bun_steinke"``, ``"nrs"``, ``"hladik_tetek"``).
     eta
-        The sliding budget η: Z = Z₀/η with Z₀ the standard law (``None`` for PolyPlace, which has no
-        split).
+        The sliding budget $\eta$: $Z = Z_0/\eta$ with $Z_0$ the standard law (``None`` for PolyPlace, which
+        has no split).
     """
 
     family: str
@@ -137,7 +140,8 @@ class Calibration:
 
     @property
     def is_pure(self) -> bool:
-        """True for the pure rules (PolyPlace, T, Cauchy); False for the (ε, δ) Laplace rule."""
+        r"""True for the pure rules (PolyPlace, T, Cauchy); False for the $(\varepsilon, \delta)$ Laplace
+        rule."""
         return self.delta == 0.0
 
 
@@ -145,16 +149,19 @@ class Calibration:
 def privacy_constants(
     noise: str, *, df: float = 3, gamma: float = 4, constants: str | None = None
 ) -> tuple[float, float]:
-    """The (dilation, sliding) coefficients (L_dil, L_slide) of a pure rule: ε = k·L_dil·β + L_slide·η.
+    r"""The (dilation, sliding) coefficients $(L_{\mathrm{dil}}, L_{\mathrm{slide}})$ of a pure rule:
+    $\varepsilon = k \cdot L_{\mathrm{dil}} \cdot \beta + L_{\mathrm{slide}} \cdot \eta$.
 
-    With ℓ = ln of the standard density, L_slide = sup|ℓ'(z)| and L_dil = sup|1 + zℓ'(z)|
-    (``docs/theory/calibration.md#lemma-1-two-point-lemma``; the constants:
-    ``docs/theory/calibration.md#lemma-4-students-t-and-generalized-cauchy-constants``):
+    With $\ell$ = ln of the standard density, $L_{\mathrm{slide}} = \sup\vert\ell'(z)\vert$ and
+    $L_{\mathrm{dil}} = \sup\vert 1 + z\ell'(z)\vert$ (``docs/theory/calibration.md#lemma-1-two-point-lemma``;
+    the constants: ``docs/theory/calibration.md#lemma-4-students-t-and-generalized-cauchy-constants``):
 
-    * Student's T(ν): L_slide = (ν+1)/(2√ν) (at z = √ν); L_dil = max(1, ν) (LY Lemma 3.5) or the
-      looser ν + 1 (BS19 Theorem 31).
-    * Generalized Cauchy, density ∝ 1/(1+|z|^γ): L_slide = (γ−1)^{(γ−1)/γ} (at |z|^γ = γ−1);
-      L_dil = max(1, γ−1) (LY Lemma 3.3; LY write γ−1, which is only right for γ ≥ 2); NRS07: both γ + 1.
+    * Student's $T(\nu)$: $L_{\mathrm{slide}} = (\nu+1)/(2\sqrt{\nu})$ (at $z = \sqrt{\nu}$);
+      $L_{\mathrm{dil}} = \max(1, \nu)$ (LY Lemma 3.5) or the looser $\nu + 1$ (BS19 Theorem 31).
+    * Generalized Cauchy, density $\propto 1/(1+\vert z\vert^\gamma)$:
+      $L_{\mathrm{slide}} = (\gamma-1)^{(\gamma-1)/\gamma}$ (at $\vert z\vert^\gamma = \gamma-1$);
+      $L_{\mathrm{dil}} = \max(1, \gamma-1)$ (LY Lemma 3.3; LY write $\gamma-1$, which is only right for
+      $\gamma \ge 2$); NRS07: both $\gamma + 1$.
     """
     family = _check_choice("noise", noise, ("student_t", "cauchy"))
     kind = _check_constants(family, constants)
@@ -170,17 +177,22 @@ def privacy_constants(
 
 # -- the Laplace (ε, δ)-DP rule ------------------------------------------------------------------------------
 def laplace_dp_eta(epsilon: float, delta: float, beta: ArrayLike) -> NDArray[np.float64]:
-    """The sliding budget η of the Laplace (ε, δ)-DP rule at smoothness β (Z = Lap(1/η)).
+    r"""The sliding budget $\eta$ of the Laplace $(\varepsilon, \delta)$-DP rule at smoothness $\beta$
+    ($Z = \mathrm{Lap}(1/\eta)$).
 
-    η(β) = min( ε − β·ln(2/δ),  ε + β − (e^β − 1)·ln(1/δ),  ε − β ).
+    $$
+    \eta(\beta) = \min( \varepsilon - \beta \cdot \ln(2/\delta),
+    \ \varepsilon + \beta - (e^\beta - 1) \cdot \ln(1/\delta), \ \varepsilon - \beta ).
+    $$
 
     The first term is NRS07 Lemma 2.9 in HT's general form (Claim 18). NRS's argument alone is *not*
-    (ε, δ)-DP for large ε (e.g. ε = 20, δ = 1e−5: worst hockey-stick divergence 5.5e−5 > δ, found by
+    $(\varepsilon, \delta)$-DP for large $\varepsilon$ (e.g. $\varepsilon = 20$, $\delta = 10^{-5}$: worst
+    hockey-stick divergence $5.5 \cdot 10^{-5} > \delta$, found by
     :func:`smoothdp.audit.worst_case_privacy_loss`), so it is capped by the other two terms, which are
     ``docs/theory/calibration.md#lemma-5-capped-laplace-rule``: the loss is at most
-    η + max(β, (e^β − 1)|Z₀| − β) with Z₀ ~ Lap(1).
-    The cap is inactive for β ≤ 0.268 at δ = 1e−5 (≈ 2(1 + ln 2)/ln(1/δ) in general), so at the default
-    β for ε ≤ 6.55. A value ≤ 0 means β is inadmissible.
+    $\eta + \max(\beta, (e^\beta - 1)\vert Z_0\vert - \beta)$ with $Z_0 \sim \mathrm{Lap}(1)$. The cap is
+    inactive for $\beta \le 0.268$ at $\delta = 10^{-5}$ ($\approx 2(1 + \ln 2)/\ln(1/\delta)$ in general), so
+    at the default $\beta$ for $\varepsilon \le 6.55$. A value $\le 0$ means $\beta$ is inadmissible.
     """
     b = np.asarray(beta, dtype=np.float64)
     nrs = epsilon - b * math.log(2.0 / delta)
@@ -278,56 +290,66 @@ def calibrate(
     dimension: int | None = None,
     constants: str | None = None,
 ) -> Calibration:
-    """Calibrate a smooth-sensitivity mechanism ``f(x) + S_β(x)·Z``.
+    r"""Calibrate a smooth-sensitivity mechanism $f(x) + S_\beta(x) \cdot Z$.
 
     Parameters
     ----------
     noise
         ``"polyplace"`` (default, for every guarantee), ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
     epsilon
-        ε > 0 (per unit of distance for ``model="geo"``).
+        $\varepsilon > 0$ (per unit of distance for ``model="geo"``).
     delta
-        δ ∈ (0, 1) for the Laplace rule, which needs it; the pure rules take no δ (an error if > 0).
+        $\delta \in (0, 1)$ for the Laplace rule, which needs it; the pure rules take no $\delta$ (an error if
+        $> 0$).
     beta
-        The smoothness β of the sensitivity bound. ``None``: a fixed, data-independent default (below).
-        An explicit β outside the rule's range is refused, naming the range.
+        The smoothness $\beta$ of the sensitivity bound. ``None``: a fixed, data-independent default (below).
+        An explicit $\beta$ outside the rule's range is refused, naming the range.
     model
-        ``"dp"``: central DP, Hamming metric (neighbours at distance 1). ``"geo"``: (ε, δ, ∞)-geo-privacy,
-        ε per unit of distance, S a smooth bound on the pointwise Lipschitz constant.
+        ``"dp"``: central DP, Hamming metric (neighbours at distance 1). ``"geo"``:
+        $(\varepsilon, \delta, \infty)$-geo-privacy, $\varepsilon$ per unit of distance, S a smooth bound on
+        the pointwise Lipschitz constant.
     df
-        Degrees of freedom ν > 0 of Student's T.
+        Degrees of freedom $\nu > 0$ of Student's T.
     gamma
-        Exponent γ > 1 of the generalized Cauchy density ∝ 1/(1+|z|^γ).
+        Exponent $\gamma > 1$ of the generalized Cauchy density $\propto 1/(1+\vert z\vert^\gamma)$.
     dimension
-        Output coordinates k (i.i.d. noise per coordinate, ℓ1 output metric); Cauchy rule only.
+        Output coordinates k (i.i.d. noise per coordinate, $\ell_1$ output metric); Cauchy rule only.
     constants
         ``None`` (the tightest proven constants), or ``"bun_steinke"`` (Student's T, BS19 Thm 31:
-        ε = (ν+1)β + (ν+1)/(2√ν)·η) or ``"nrs"`` (Cauchy, NRS07: ε = k(γ+1)β + (γ+1)η) for comparison.
+        $\varepsilon = (\nu+1)\beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$) or ``"nrs"`` (Cauchy, NRS07:
+        $\varepsilon = k(\gamma+1)\beta + (\gamma+1)\eta$) for comparison.
 
     Returns
     -------
     Calibration
-        β, the growth G_β, the standardized noise Z, the guarantee and the source.
+        $\beta$, the growth $G_\beta$, the standardized noise Z, the guarantee and the source.
 
     Notes
     -----
-    The rules, with the default β (proofs in ``docs/theory/calibration.md``):
+    The rules, with the default $\beta$ (proofs in ``docs/theory/calibration.md``):
 
     * ``"polyplace"`` (HT Theorem 8; geo-privacy: this project's extension,
       ``docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy``):
-      Z = PolyPlace(1/β, ε/β) for 0 < β < ε. Default β = ε/9: it is the smoothness LY use with T(3), so
-      the same S serves both, and std(Z) = 1.72/ε is within 22% of the β → 0 limit √2/ε (HT Lemma 15,
-      Laplace(1/ε)) while S_β can already fall off like e^{−εt/9}. Variance is finite iff β < ε/2.
-    * ``"student_t"`` (LY Lemma 3.5; at the Hamming metric for "dp"): ε = max(1,ν)β + (ν+1)/(2√ν)·η,
-      Z = T(ν)/η, β < ε/max(1,ν). Default: LY's split pg = 1/3 of ε to dilation (β = ε/9, η = ε/√3 for
-      ν = 3: std 3/ε).
-    * ``"cauchy"`` (LY Lemma 3.3, Corollary 3.2 for k > 1): ε = k·max(1,γ−1)β + (γ−1)^{(γ−1)/γ}η,
-      Z = GC(γ)/η. Default pg = 0.2 (β = ε/15, η = 0.351ε for γ = 4). NRS default: β = η/k = ε/(2(γ+1)k).
-    * ``"laplace"``, model "dp": Z = Lap(1/η) with η = :func:`laplace_dp_eta` (NRS07 Lemma 2.9 / HT Claim
-      18, capped by ``docs/theory/calibration.md#lemma-5-capped-laplace-rule``), growth e^{βt}.
-      Default β = ε/(2 ln(2/δ)) (NRS), lowered at large ε so that Z = Lap(2/ε) stays proven.
-    * ``"laplace"``, model "geo" (LY Lemma 3.6, growth 1 + βt): ε = η + β·max{1, ln(1/δ)}, Z = Lap(1/η).
-      Default: half each, β = ε/(2 max{1, ln(1/δ)}), Z = Lap(2/ε).
+      $Z = \mathrm{PolyPlace}(1/\beta, \varepsilon/\beta)$ for $0 < \beta < \varepsilon$. Default
+      $\beta = \varepsilon/9$: it is the smoothness LY use with T(3), so the same S serves both, and
+      $\mathrm{std}(Z) = 1.72/\varepsilon$ is within 22% of the $\beta \to 0$ limit $\sqrt{2}/\varepsilon$ (HT
+      Lemma 15, $\mathrm{Laplace}(1/\varepsilon)$) while $S_\beta$ can already fall off like
+      $e^{-\varepsilon t/9}$. Variance is finite iff $\beta < \varepsilon/2$.
+    * ``"student_t"`` (LY Lemma 3.5; at the Hamming metric for "dp"):
+      $\varepsilon = \max(1,\nu)\beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$, $Z = T(\nu)/\eta$,
+      $\beta < \varepsilon/\max(1,\nu)$. Default: LY's split $p_g = 1/3$ of $\varepsilon$ to dilation
+      ($\beta = \varepsilon/9$, $\eta = \varepsilon/\sqrt{3}$ for $\nu = 3$: std $3/\varepsilon$).
+    * ``"cauchy"`` (LY Lemma 3.3, Corollary 3.2 for $k > 1$):
+      $\varepsilon = k \cdot \max(1,\gamma-1)\beta + (\gamma-1)^{(\gamma-1)/\gamma}\eta$,
+      $Z = \mathrm{GC}(\gamma)/\eta$. Default $p_g = 0.2$ ($\beta = \varepsilon/15$, $\eta = 0.351\varepsilon$
+      for $\gamma = 4$). NRS default: $\beta = \eta/k = \varepsilon/(2(\gamma+1)k)$.
+    * ``"laplace"``, model "dp": $Z = \mathrm{Lap}(1/\eta)$ with $\eta$ = :func:`laplace_dp_eta` (NRS07 Lemma
+      2.9 / HT Claim 18, capped by ``docs/theory/calibration.md#lemma-5-capped-laplace-rule``), growth
+      $e^{\beta t}$. Default $\beta = \varepsilon/(2 \ln(2/\delta))$ (NRS), lowered at large $\varepsilon$ so
+      that $Z = \mathrm{Lap}(2/\varepsilon)$ stays proven.
+    * ``"laplace"``, model "geo" (LY Lemma 3.6, growth $1 + \beta t$):
+      $\varepsilon = \eta + \beta \cdot \max\{1, \ln(1/\delta)\}$, $Z = \mathrm{Lap}(1/\eta)$. Default: half
+      each, $\beta = \varepsilon/(2 \max\{1, \ln(1/\delta)\})$, $Z = \mathrm{Lap}(2/\varepsilon)$.
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)

@@ -41,7 +41,8 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 
 __all__ = ["REGISTRY", "Mechanism", "check_options"]
 
-#: Every concrete mechanism class, by qualified name (``"smoothdp.central.ptr.ProposeTestRelease"``).
+#: Every concrete mechanism class, by qualified name
+#: (``"smoothdp.central.frameworks.ptr.ProposeTestRelease"``).
 REGISTRY: dict[str, type[Mechanism]] = {}
 
 

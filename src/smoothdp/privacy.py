@@ -1,23 +1,24 @@
-"""Privacy guarantees as values: what a release spent, under which neighbour relation, and how they compose.
+r"""Privacy guarantees as values: what a release spent, under which neighbour relation, and how they compose.
 
-* :class:`PureDP` (ε): neighbouring data sets give output laws within a factor e^ε.
-* :class:`ApproxDP` (ε, δ): the same up to an additive δ.
-* :class:`GeoPrivacy` (ε, δ): ε *per unit of distance* in the local model: for any two private points
-  x, x' and output set A, P[M(x) ∈ A] ≤ e^{ε·d(x,x')} P[M(x') ∈ A] + δ.
-* :class:`ZCDP` (ρ): zero-concentrated DP, the natural currency of Gaussian noise.
+* :class:`PureDP` ($\varepsilon$): neighbouring data sets give output laws within a factor $e^\varepsilon$.
+* :class:`ApproxDP` ($\varepsilon$, $\delta$): the same up to an additive $\delta$.
+* :class:`GeoPrivacy` ($\varepsilon$, $\delta$): $\varepsilon$ *per unit of distance* in the local model: for
+  any two private points $x, x'$ and output set A,
+  $P[M(x) \in A] \le e^{\varepsilon \cdot d(x,x')} P[M(x') \in A] + \delta$.
+* :class:`ZCDP` ($\rho$): zero-concentrated DP, the natural currency of Gaussian noise.
 
 Every guarantee records its **neighbour relation** (``neighbours``):
 
 * ``"substitution"``: one record replaced by another (n is public);
 * ``"add_remove"``: one record added or removed;
 * ``"local"``: the local model, any two values of one user's input (local DP);
-* ``"metric"``: geo-privacy, neighbours at any distance d under ``metric``, charged ε·d.
+* ``"metric"``: geo-privacy, neighbours at any distance d under ``metric``, charged $\varepsilon \cdot d$.
 
-Composition (:func:`compose`, ``a + b``, ``sum(...)``) adds the ε's and the δ's (the ρ's for zCDP) of
-guarantees under the **same** relation and refuses to mix relations; a conversion that is a theorem is an
-explicit method: :meth:`Guarantee.as_substitution` (one substitution = one removal + one addition) and
-:meth:`ZCDP.as_approx_dp`. The :class:`~smoothdp.accounting.Accountant` applies those conversions for
-you. Proofs: docs/theory/privacy-definitions.md#basic-composition and the sections after it.
+Composition (:func:`compose`, ``a + b``, ``sum(...)``) adds the $\varepsilon$'s and the $\delta$'s (the
+$\rho$'s for zCDP) of guarantees under the **same** relation and refuses to mix relations; a conversion that
+is a theorem is an explicit method: :meth:`Guarantee.as_substitution` (one substitution = one removal + one
+addition) and :meth:`ZCDP.as_approx_dp`. The :class:`~smoothdp.accounting.Accountant` applies those
+conversions for you. Proofs: docs/theory/privacy-definitions.md#basic-composition and the sections after it.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def check_neighbours(neighbours: Any, *, allowed: tuple[str, ...] = tuple(NEIGHB
 
 
 def sum_up(values: list[float] | tuple[float, ...]) -> float:
-    """The smallest float ≥ the exact sum of ``values`` (a composed budget never understates the total)."""
+    r"""The smallest float $\ge$ the exact sum of ``values`` (a composed budget never understates the
+    total)."""
     total = math.fsum(values)
     if math.isfinite(total) and Fraction(total) < sum(map(Fraction, values)):
         total = math.nextafter(total, math.inf)
@@ -93,7 +95,7 @@ class PrivacyGuarantee:
 
 @dataclass(frozen=True)
 class Guarantee(PrivacyGuarantee):
-    """(ε, δ) under a neighbour relation: the base of :class:`PureDP`, :class:`ApproxDP` and
+    r"""$(\varepsilon, \delta)$ under a neighbour relation: the base of :class:`PureDP`, :class:`ApproxDP` and
     :class:`GeoPrivacy`."""
 
     epsilon: float
@@ -114,12 +116,12 @@ class Guarantee(PrivacyGuarantee):
         return "" if self.neighbours == "substitution" else f" ({self.neighbours.replace('_', '/')})"
 
     def as_substitution(self) -> Guarantee:
-        """The same mechanism's guarantee under substitution.
+        r"""The same mechanism's guarantee under substitution.
 
-        Add/remove (ε, δ) gives (2ε, (1 + e^ε)·δ) under substitution: a substitution is a removal then an
-        addition, and the two steps compose by group privacy
-        (docs/theory/privacy-definitions.md#converting-between-neighbour-relations). Substitution is
-        returned unchanged; nothing else converts.
+        Add/remove $(\varepsilon, \delta)$ gives $(2\varepsilon, (1 + e^\varepsilon) \cdot \delta)$ under
+        substitution: a substitution is a removal then an addition, and the two steps compose by group privacy
+        (docs/theory/privacy-definitions.md#converting-between-neighbour-relations). Substitution is returned
+        unchanged; nothing else converts.
         """
         if self.neighbours == "substitution":
             return self
@@ -134,7 +136,7 @@ class Guarantee(PrivacyGuarantee):
 
 @dataclass(frozen=True)
 class PureDP(Guarantee):
-    """ε-differential privacy (δ = 0)."""
+    r"""$\varepsilon$-differential privacy ($\delta = 0$)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -147,7 +149,7 @@ class PureDP(Guarantee):
 
 @dataclass(frozen=True)
 class ApproxDP(Guarantee):
-    """(ε, δ)-differential privacy."""
+    r"""$(\varepsilon, \delta)$-differential privacy."""
 
     def __str__(self) -> str:
         return f"({self.epsilon:g}, {self.delta:g})-DP{self._suffix()}"
@@ -155,7 +157,8 @@ class ApproxDP(Guarantee):
 
 @dataclass(frozen=True)
 class GeoPrivacy(Guarantee):
-    """(ε, δ)-geo-privacy: ε per unit of distance under ``metric`` (Chatzikokolakis et al. 2013)."""
+    r"""$(\varepsilon, \delta)$-geo-privacy: $\varepsilon$ per unit of distance under ``metric``
+    (Chatzikokolakis et al. 2013)."""
 
     _: KW_ONLY
     neighbours: str = "metric"
@@ -177,7 +180,8 @@ class GeoPrivacy(Guarantee):
 
 @dataclass(frozen=True)
 class ZCDP(PrivacyGuarantee):
-    """ρ-zero-concentrated DP (Bun & Steinke, TCC 2016): Rényi divergence D_α ≤ ρ·α for every α > 1."""
+    r"""$\rho$-zero-concentrated DP (Bun & Steinke, TCC 2016): Rényi divergence
+    $D_\alpha \le \rho \cdot \alpha$ for every $\alpha > 1$."""
 
     rho: float
     _: KW_ONLY
@@ -188,7 +192,8 @@ class ZCDP(PrivacyGuarantee):
         check_neighbours(self.neighbours, allowed=("substitution", "add_remove"))
 
     def as_approx_dp(self, delta: float) -> ApproxDP:
-        """(ρ + 2√(ρ ln(1/δ)), δ)-DP (Bun & Steinke 2016, Proposition 1.3), for δ ∈ (0, 1)."""
+        r"""$(\rho + 2\sqrt{\rho \ln(1/\delta)}, \delta)$-DP (Bun & Steinke 2016, Proposition 1.3), for
+        $\delta \in (0, 1)$."""
         d = check_delta(delta, allow_zero=False)
         eps = self.rho + 2.0 * math.sqrt(self.rho * math.log(1.0 / d))
         return ApproxDP(math.nextafter(eps, math.inf), d, neighbours=self.neighbours)
@@ -199,7 +204,7 @@ class ZCDP(PrivacyGuarantee):
 
 
 def pure_as_zcdp(guarantee: Guarantee) -> ZCDP:
-    """ε-DP implies (ε²/2)-zCDP (Bun & Steinke 2016, Proposition 1.4)."""
+    r"""$\varepsilon$-DP implies $(\varepsilon^2/2)$-zCDP (Bun & Steinke 2016, Proposition 1.4)."""
     if not guarantee.is_pure or isinstance(guarantee, GeoPrivacy):
         raise ValueError(f"only pure central DP converts to zCDP; got {guarantee}")
     return ZCDP(math.nextafter(guarantee.epsilon**2 / 2.0, math.inf), neighbours=guarantee.neighbours)
@@ -257,11 +262,13 @@ def _pure_to_zcdp_or_fail(g: PrivacyGuarantee, other: PrivacyGuarantee) -> ZCDP:
 
 
 def compose(*guarantees: PrivacyGuarantee) -> PrivacyGuarantee:
-    """Basic sequential composition under one neighbour relation: the ε's add and the δ's add.
+    r"""Basic sequential composition under one neighbour relation: the $\varepsilon$'s add and the $\delta$'s
+    add.
 
-    zCDP composes with zCDP (ρ's add) and with pure DP (ε-DP is ε²/2-zCDP). Mixed neighbour relations,
-    DP with geo-privacy and different metrics are refused with an error that says how to convert where a
-    conversion is a theorem. The total is rounded up (docs/theory/privacy-definitions.md#basic-composition).
+    zCDP composes with zCDP ($\rho$'s add) and with pure DP ($\varepsilon$-DP is $\varepsilon^2/2$-zCDP).
+    Mixed neighbour relations, DP with geo-privacy and different metrics are refused with an error that says
+    how to convert where a conversion is a theorem. The total is rounded up
+    (docs/theory/privacy-definitions.md#basic-composition).
     """
     if not guarantees:
         raise ValueError("compose needs at least one guarantee")

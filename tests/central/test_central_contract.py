@@ -30,19 +30,19 @@ from smoothdp.central import (
     SmoothSensitivityMechanism,
     TrimmedMean,
 )
-from smoothdp.central.inverse_sensitivity import InverseSensitivity
-from smoothdp.central.means import PrivateClipMean
-from smoothdp.central.moments import ClippedMean, ClippedVariance
-from smoothdp.central.noisy_moments import NoisyMoments
-from smoothdp.central.piecewise_laplace import PiecewiseLaplace
-from smoothdp.central.private_bounds import PrivateRange
+from smoothdp.central.frameworks.inverse_sensitivity import InverseSensitivity
+from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
+from smoothdp.central.moments.clipped import ClippedMean, ClippedVariance
+from smoothdp.central.moments.noisy_sums import NoisyMoments
+from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance
+from smoothdp.central.moments.private_clip import PrivateClipMean
+from smoothdp.central.moments.range_sweep import SweepRange
+from smoothdp.central.moments.ratio_mean import RatioMean
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.central.quantiles_nested import NestedJointQuantiles
-from smoothdp.central.range_moments import RangeMean, RangeVariance
-from smoothdp.central.range_sweep import SweepRange
-from smoothdp.central.ratio_mean import RatioMean
-from smoothdp.central.scale_free import ScaleFreeQuantile
-from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
+from smoothdp.central.unbounded.ladder import UnboundedQuantile, UnboundedRange
+from smoothdp.central.unbounded.private_bounds import PrivateRange
+from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
 from smoothdp.mechanism import REGISTRY, Mechanism
 from smoothdp.privacy import ZCDP
 

@@ -41,7 +41,7 @@ from smoothdp.central import (
     ratio_sensitivity_bound,
     sample_and_aggregate,
 )
-from smoothdp.central.sample_aggregate import random_blocks
+from smoothdp.central.frameworks.sample_aggregate import random_blocks
 from smoothdp.data import load_adult_ages
 from smoothdp.privacy import ZCDP, ApproxDP, PureDP
 from smoothdp.rng import default_rng

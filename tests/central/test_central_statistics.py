@@ -16,7 +16,7 @@ from central_brute import (
 from scipy import stats
 
 from smoothdp.central import Max, Mean, Median, Min, Quantile, TrimmedMean
-from smoothdp.central._pairs import pair_max_quadratic
+from smoothdp.central.smooth_sensitivity._pairs import pair_max_quadratic
 
 LO, HI = 0.0, 10.0
 

@@ -16,7 +16,7 @@ import smoothdp
 from smoothdp.accounting import Accountant
 from smoothdp.audit import audit_mechanism
 from smoothdp.central import NoisyCount, NoisyHistogram, NoisySum
-from smoothdp.central.counting_batch import (
+from smoothdp.central.counting.batch import (
     SumQuantizer,
     add_integer_noise,
     bin_codes,
@@ -26,7 +26,7 @@ from smoothdp.central.counting_batch import (
     grouped_sums,
     noisy_grouped_sums,
 )
-from smoothdp.central.counting_noise import IntegerNoise, calibrate_integer_noise, rho_for_approx_dp
+from smoothdp.central.counting.noise import IntegerNoise, calibrate_integer_noise, rho_for_approx_dp
 from smoothdp.noise.exact_integer import rate_at_most
 from smoothdp.privacy import ZCDP, ApproxDP, PureDP
 from smoothdp.rng import default_rng
@@ -284,7 +284,7 @@ def test_grouped_sums_are_exact_beyond_float_precision():
 
 def test_grouped_sums_blocks_and_flushes(monkeypatch):
     """Blocks of 4 records flushed every 8 (instead of 2²⁰ and 2²⁵): the same exact sums."""
-    import smoothdp.central.counting_batch as cb
+    import smoothdp.central.counting.batch as cb
 
     gen = np.random.default_rng(20)
     x = gen.uniform(-3.0, 7.0, 103)

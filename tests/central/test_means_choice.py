@@ -1,5 +1,5 @@
-"""PrivateClipMean (smoothdp.central.means): public choices, budget split, range, and the accuracy that
-justifies it (docs/means.md). Its worst-case privacy loss is checked by the registry case
+"""PrivateClipMean (smoothdp.central.moments.private_clip): public choices, budget split, range, and the
+accuracy that justifies it (docs/means.md). Its worst-case privacy loss is checked by the registry case
 (tests/mechanisms/mean_cases.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from smoothdp.central.means import PrivateClipMean, auto_coverage, private_clip_mean
+from smoothdp.central.moments.private_clip import PrivateClipMean, auto_coverage, private_clip_mean
 from smoothdp.privacy import PureDP
 from smoothdp.rng import default_rng
 

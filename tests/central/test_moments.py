@@ -15,15 +15,15 @@ from scipy import integrate, stats
 
 import smoothdp
 from smoothdp.audit import audit_mechanism
-from smoothdp.central.moment_sums import exact_sum_of_squares, exact_variance
-from smoothdp.central.moments import ClippedMean, ClippedVariance, variance_noise
-from smoothdp.central.range_moments import (
+from smoothdp.central.moments.clipped import ClippedMean, ClippedVariance, variance_noise
+from smoothdp.central.moments.exact_sums import exact_sum_of_squares, exact_variance
+from smoothdp.central.moments.on_private_range import (
     choose_moment_method,
     range_share,
     split_budget,
     widened_range,
 )
-from smoothdp.central.range_sweep import SweepRange, sweep_grid
+from smoothdp.central.moments.range_sweep import SweepRange, sweep_grid
 from smoothdp.noise import Staircase
 from smoothdp.privacy import PureDP
 from smoothdp.rng import default_rng

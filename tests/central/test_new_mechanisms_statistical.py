@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from smoothdp.audit import audit_mechanism
-from smoothdp.central.piecewise_laplace import PiecewiseLaplace
-from smoothdp.central.scale_free import ScaleFreeQuantile
-from smoothdp.central.unbounded import UnboundedQuantile
+from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
+from smoothdp.central.unbounded.ladder import UnboundedQuantile
+from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
 
 N = 20_000
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import smoothdp
-from smoothdp.central import api
+from smoothdp.central import quantile_api
 from smoothdp.central.quantiles import ExponentialQuantile, RecursiveQuantiles, split_target
 from smoothdp.rng import default_rng
 
@@ -61,7 +61,7 @@ def test_the_entry_points_never_read_n_under_add_remove(monkeypatch):
     def refuse(x):
         raise AssertionError("n was read")
 
-    monkeypatch.setattr(api, "_public_n", refuse)
+    monkeypatch.setattr(quantile_api, "_public_n", refuse)
     x = np.arange(50.0)
     smoothdp.median(x, epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)
     smoothdp.quantile(x, 0.9, epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)

@@ -1,7 +1,7 @@
-"""The add/remove mean (smoothdp.central.ratio_mean.RatioMean, the default of mean(neighbours="add_remove")):
-data policy, public fields, the range's public rule, and accuracy against the uncentred noisy sum over a noisy
-count and the smooth-sensitivity mean. Its worst-case privacy loss and broken twin are in
-tests/mechanisms/ratio_mean_cases.py."""
+"""The add/remove mean (smoothdp.central.moments.ratio_mean.RatioMean, the default of
+mean(neighbours="add_remove")): data policy, public fields, the range's public rule, and accuracy against the
+uncentred noisy sum over a noisy count and the smooth-sensitivity mean. Its worst-case privacy loss and broken
+twin are in tests/mechanisms/ratio_mean_cases.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import smoothdp
-from smoothdp.central.ratio_mean import MIN_RANKS, RatioMean
+from smoothdp.central.moments.ratio_mean import MIN_RANKS, RatioMean
 
 WIDE = (-1e5, 1e7)
 

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 import smoothdp
-from smoothdp.central.inverse_sensitivity import InverseSensitivity, quantile_reach
-from smoothdp.central.piecewise_laplace import PiecewiseLaplace
+from smoothdp.central.frameworks.inverse_sensitivity import InverseSensitivity, quantile_reach
+from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
 from smoothdp.rng import default_rng
 
 X = np.array([0.1, 0.15, 0.4, 0.42, 0.7, 0.95, 0.99])

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from smoothdp.central.sample_aggregate import SampleAndAggregate, block_starts
+from smoothdp.central.frameworks.sample_aggregate import SampleAndAggregate, block_starts
 
 
 def _size_sensitive(block: np.ndarray) -> float:

@@ -127,7 +127,7 @@ def test_mean_enclosure_holds_the_exact_mean(k):
     float mean alone (no error term, the broken twin) misses the exact mean on these rows."""
     from fractions import Fraction
 
-    from smoothdp.central.sample_aggregate import mean_enclosure
+    from smoothdp.central.frameworks.sample_aggregate import mean_enclosure
 
     rows = _rows_hard_for_float_sums(k, min(300, max(20, 6000 // k)), k)
     enclosure = mean_enclosure(rows)

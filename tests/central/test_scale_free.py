@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from smoothdp.central.choose import choose_unbounded_method
-from smoothdp.central.scale_free import ScaleFreeQuantile, scale_free_pieces
-from smoothdp.central.unbounded import CAP, prepare_unbounded
+from smoothdp.central.unbounded.ladder import CAP, prepare_unbounded
+from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile, scale_free_pieces
 from smoothdp.rng import default_rng
 
 S = 2.0**-30

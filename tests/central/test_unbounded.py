@@ -10,9 +10,9 @@ import pytest
 
 import smoothdp
 from smoothdp.accounting import Accountant
-from smoothdp.central import unbounded
 from smoothdp.central.no_bounds import private_range, range_quantiles, unbounded_quantile
-from smoothdp.central.unbounded import (
+from smoothdp.central.unbounded import ladder as unbounded
+from smoothdp.central.unbounded.ladder import (
     CAP,
     Ladder,
     UnboundedQuantile,

@@ -40,8 +40,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 #: The pages whose formulas are LaTeX ($…$, $$…$$), relative to docs/. Still to convert (then add them here):
-#: theory/noise.md, theory/quantiles.md and the moments/tables pages, central.md, quantiles.md, means.md,
-#: cli.md, which-mechanism.md, getting-started.md, tutorials/central.md.
+#: theory/quantiles.md, theory/tables.md, quantiles.md, tables.md.
 THEORY_PAGES = [
     "theory/index.md",
     "theory/calibration.md",
@@ -51,6 +50,8 @@ THEORY_PAGES = [
     "theory/geo-privacy.md",
     "theory/instance-optimal.md",
     "theory/ledger.md",
+    "theory/moments.md",
+    "theory/noise.md",
     "theory/privacy-definitions.md",
     "theory/smooth-sensitivity.md",
     "theory/smoothed-dp.md",
@@ -67,6 +68,14 @@ GUIDE_PAGES = [
     "comparison.md",
     "tutorials/geo.md",
     "tutorials/smoothed-dp.md",
+    "central.md",
+    "means.md",
+    "cli.md",
+    "getting-started.md",
+    "which-mechanism.md",
+    "gallery.md",
+    "tutorials/central.md",
+    "tutorials/tables.md",
 ]
 TYPESET_PAGES = THEORY_PAGES + GUIDE_PAGES
 RAW_TEX = re.compile(r"\\frac|\\sqrt|\\mathrm|_\{|\^\{|\$\$|\\\(|\\\[")

@@ -1,4 +1,5 @@
-"""Registry cases of the counting queries (smoothdp.central.counting): NoisyCount, NoisySum, NoisyHistogram.
+"""Registry cases of the counting queries (smoothdp.central.counting.queries): NoisyCount, NoisySum,
+NoisyHistogram.
 
 The exact privacy loss of f(x) + K (K integer noise, independent per cell) is computed from the laws'
 definitions and from the query values f(x), f(x′) recomputed here from the documented definitions

@@ -1,5 +1,5 @@
-"""Registry case of smoothdp.central.means.PrivateClipMean, with its exact privacy loss written out from
-scratch (not from the code's sampler).
+"""Registry case of smoothdp.central.moments.private_clip.PrivateClipMean, with its exact privacy loss written
+out from scratch (not from the code's sampler).
 
 The mechanism's output is (y, z): y from the exponential mechanism on the clamped log-magnitudes
 log2|x_i − c| over [T − 40, T] (T = ⌈log2 max|bound − c|⌉), then z = clipped mean on
@@ -62,7 +62,7 @@ def mean_cases() -> list[Any]:
     """The cases (built on call, like quantile_cases)."""
     from mechanism_cases import Case, _attr_times, _substitution_pairs
 
-    from smoothdp.central.means import PrivateClipMean
+    from smoothdp.central.moments.private_clip import PrivateClipMean
 
     data = np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 4.0
     return [

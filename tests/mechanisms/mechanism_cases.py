@@ -307,7 +307,7 @@ def ptr_loss(mechanism: Any, x: Any, x_prime: Any, d: float) -> float:
     """
     from scipy import integrate
 
-    from smoothdp.central.ptr import distance_to_instability
+    from smoothdp.central.frameworks.ptr import distance_to_instability
 
     stat = mechanism.statistic
     e1, threshold, eps = mechanism.epsilon_test, mechanism.threshold, mechanism.guarantee.epsilon * d
@@ -590,11 +590,11 @@ from quantile_cases import quantile_cases  # noqa: E402 (registry cases of smoot
 
 CASES += quantile_cases()
 
-from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.central.means)
+from mean_cases import mean_cases  # noqa: E402 (registry cases of smoothdp.central.moments.private_clip)
 
 CASES += mean_cases()
 
-from counting_cases import counting_cases  # noqa: E402 (registry cases of smoothdp.central.counting)
+from counting_cases import counting_cases  # noqa: E402 (registry cases of smoothdp.central.counting.queries)
 
 CASES += counting_cases()
 

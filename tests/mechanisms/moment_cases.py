@@ -1,5 +1,5 @@
-"""Registry cases of the moments (smoothdp.central.moments, range_sweep, range_moments, noisy_moments), with
-exact privacy losses written out from scratch (not from the code's samplers).
+"""Registry cases of the moments (smoothdp.central.moments.clipped, range_sweep, range_moments,
+noisy_moments), with exact privacy losses written out from scratch (not from the code's samplers).
 
 * The staircase density is rebuilt from its definition (levels k on [k, k + γ)Δ and k + 1 on
   [k + γ, k + 1)Δ, ratio e^{−ε} per level): the loss of a shift s is ε times the largest level difference
@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from smoothdp.central.moments import moment_noise
-from smoothdp.central.range_moments import split_budget
+from smoothdp.central.moments.clipped import moment_noise
+from smoothdp.central.moments.on_private_range import split_budget
 
 BOUNDS = (0.0, 1.0)
 GRID = (0.0, 0.3, 0.7, 1.0)

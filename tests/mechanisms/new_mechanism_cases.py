@@ -276,10 +276,10 @@ def new_mechanism_cases() -> list[Any]:
     """The cases (built on call: mechanism_cases imports this module at its end)."""
     from mechanism_cases import Case, _add_remove_pairs, _attr_times, _substitution_pairs
 
-    from smoothdp.central.inverse_sensitivity import InverseSensitivity
-    from smoothdp.central.piecewise_laplace import PiecewiseLaplace
-    from smoothdp.central.scale_free import ScaleFreeQuantile
-    from smoothdp.central.unbounded import UnboundedQuantile, UnboundedRange
+    from smoothdp.central.frameworks.inverse_sensitivity import InverseSensitivity
+    from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
+    from smoothdp.central.unbounded.ladder import UnboundedQuantile, UnboundedRange
+    from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
 
     bad_eps = [({"epsilon": 0.0}, ValueError, "epsilon"), ({"epsilon": -1.0}, ValueError, "epsilon")]
     ladder = {"ratio": RATIO, "floor": FLOOR}

@@ -1,5 +1,5 @@
-"""Registry case of smoothdp.central.ratio_mean.RatioMean (the add/remove mean), with its privacy loss written
-out from scratch (not from the code's samplers).
+"""Registry case of smoothdp.central.moments.ratio_mean.RatioMean (the add/remove mean), with its privacy loss
+written out from scratch (not from the code's samplers).
 
 The mechanism's output is (Ñ, y, S̃) on the branch with a range and (Ñ, S̃) on the other, the branch a
 function of Ñ (docs/theory/moments.md#the-mean-when-n-is-private). Its loss is at most the count's loss plus
@@ -36,7 +36,7 @@ def _centred_sum(x: Any, a: float, b: float) -> Fraction:
 def _sum_loss(mech: Any, x: Any, x2: Any, a: float, b: float, eps: float) -> float:
     from moment_cases import staircase_shift_loss
 
-    from smoothdp.central.moments import moment_noise
+    from smoothdp.central.moments.clipped import moment_noise
 
     if a == b:
         return 0.0  # every clipped record is the centre: the sum is 0 on both sides
@@ -93,7 +93,7 @@ def ratio_mean_cases() -> list[Any]:
     """The cases (built on call, like quantile_cases)."""
     from mechanism_cases import Case, _add_remove_pairs, _attr_times
 
-    from smoothdp.central.ratio_mean import RatioMean
+    from smoothdp.central.moments.ratio_mean import RatioMean
 
     def pairs() -> list[Any]:
         return _add_remove_pairs(2, GRID) + _add_remove_pairs(0, GRID)

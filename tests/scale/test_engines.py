@@ -15,7 +15,7 @@ import smoothdp
 from smoothdp.central.atoms import Atoms
 from smoothdp.central.quantile_window import sample_em_windowed, window_half_width
 from smoothdp.central.quantiles import ExponentialQuantile, target_rank
-from smoothdp.central.statistics import Median, TrimmedMean, kept_sum
+from smoothdp.central.smooth_sensitivity.statistics import Median, TrimmedMean, kept_sum
 from smoothdp.exact import OutputGrid
 from smoothdp.rng import default_rng
 from smoothdp.scale.engine import InMemoryRecords, SortedRecords, as_records, check_engine

@@ -18,7 +18,7 @@ from scipy import stats
 
 import smoothdp.geo as geo
 from smoothdp.accounting import Accountant, BudgetError
-from smoothdp.central.sample_aggregate import SampleAndAggregate, sample_and_aggregate
+from smoothdp.central.frameworks.sample_aggregate import SampleAndAggregate, sample_and_aggregate
 from smoothdp.noise import Laplace
 from smoothdp.rng import StreamKey, default_rng, is_secure, stream_key
 from smoothdp.scale.streams import map_row_blocks, partition_generator

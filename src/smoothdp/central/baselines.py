@@ -34,8 +34,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.ratio import ratio_local_sensitivity
-from smoothdp.central.statistics import Median, PreparedData
+from smoothdp.central.frameworks.ratio import ratio_local_sensitivity
+from smoothdp.central.smooth_sensitivity.statistics import Median, PreparedData
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

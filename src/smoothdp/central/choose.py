@@ -142,9 +142,9 @@ def evidence_chooses_atoms(*, n: int, epsilon: float, lattice: LatticeSpec) -> b
 def choose_unbounded_method(*, n: int | None, epsilon: float) -> str:
     """The method of ``median``/``quantile`` with ``bounds=None`` and ``method="auto"`` (public inputs only):
     ``"exponential"`` (the scale-free exponential mechanism,
-    :class:`~smoothdp.central.scale_free.ScaleFreeQuantile`) when n is public (``n`` given) and
-    ε·n ≥ 64, else ``"unbounded"`` (:class:`~smoothdp.central.unbounded.UnboundedQuantile`). Below ε·n ≈ 60
-    the scale-free measure's octaves outside the data outweigh the data and its release can land anywhere
+    :class:`~smoothdp.central.unbounded.scale_free.ScaleFreeQuantile`) when n is public (``n`` given) and
+    ε·n ≥ 64, else ``"unbounded"`` (:class:`~smoothdp.central.unbounded.ladder.UnboundedQuantile`). Below ε·n
+    ≈ 60 the scale-free measure's octaves outside the data outweigh the data and its release can land anywhere
     up to 2^1021, while AboveThreshold stops near 0 (docs/quantiles.md#no-bounds). Under add/remove
     (``n=None``: n private) the rule cannot look at n: AboveThreshold."""
     eps = check_epsilon(epsilon)

@@ -8,22 +8,22 @@ Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bo
 **Under substitution** (the default; n = len(x) public) ``method=`` is
 
 * ``"clipped"``: the clipped mean (variance) on the declared bounds with staircase noise of its global
-  sensitivity (:class:`~smoothdp.central.moments.ClippedMean`,
-  :class:`~smoothdp.central.moments.ClippedVariance`);
+  sensitivity (:class:`~smoothdp.central.moments.clipped.ClippedMean`,
+  :class:`~smoothdp.central.moments.clipped.ClippedVariance`);
 * ``"private_range"``: the same on a range found privately inside the bounds with a small share of ε
-  (:mod:`smoothdp.central.range_moments`);
+  (:mod:`smoothdp.central.moments.on_private_range`);
 * ``"auto"`` (default): ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``
-  (:func:`~smoothdp.central.range_moments.choose_moment_method`, public values only);
+  (:func:`~smoothdp.central.moments.on_private_range.choose_moment_method`, public values only);
 * the mean only: ``"smooth_sensitivity"``, the add/remove smooth-sensitivity mean run at ε/2, which is ε-DP
   under substitution by group privacy
   (docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
 
 **Under add/remove** (n private; an empty x is valid) the choice depends on no function of n: the mean's
-``"auto"`` is ``"ratio"`` (:class:`~smoothdp.central.ratio_mean.RatioMean`: a noisy count, then a centred
-noisy sum, on a private range when the noisy count is large), also ``"smooth_sensitivity"``
-(:class:`~smoothdp.central.statistics.Mean`), ``"noisy_sum"``
+``"auto"`` is ``"ratio"`` (:class:`~smoothdp.central.moments.ratio_mean.RatioMean`: a noisy count, then a
+centred noisy sum, on a private range when the noisy count is large), also ``"smooth_sensitivity"``
+(:class:`~smoothdp.central.smooth_sensitivity.statistics.Mean`), ``"noisy_sum"``
 (:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is ``"noisy_moments"``
-(:class:`~smoothdp.central.noisy_moments.NoisyMoments`).
+(:class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`).
 
 ``std`` is the square root of the variance release (post-processing) by the same mechanism.
 """
@@ -38,12 +38,12 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
-from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.moments import MOMENT_NOISES, ClippedMean, ClippedVariance, check_ddof
-from smoothdp.central.noisy_moments import NoisyMoments
-from smoothdp.central.range_moments import RangeMean, RangeVariance, choose_moment_method
-from smoothdp.central.range_sweep import neighbours_of
-from smoothdp.central.statistics import Mean
+from smoothdp.central.moments.clipped import MOMENT_NOISES, ClippedMean, ClippedVariance, check_ddof
+from smoothdp.central.moments.noisy_sums import NoisyMoments
+from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance, choose_moment_method
+from smoothdp.central.moments.range_sweep import neighbours_of
+from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
+from smoothdp.central.smooth_sensitivity.statistics import Mean
 from smoothdp.exact import check_numerics
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -213,14 +213,15 @@ def mean(
     method
         Under substitution: ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else ``"clipped"``),
         ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
-        ``"private_range"`` (clipped on a private range: :class:`~smoothdp.central.range_moments.RangeMean`),
-        ``"smooth_sensitivity"`` (the add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"ratio"``
-        (a centred noisy sum over a noisy count, on a private range when ε·Ñ is large:
-        :class:`~smoothdp.central.ratio_mean.RatioMean`; ``"smooth_sensitivity"`` when ``beta``, ``delta``,
-        a noise family's options or a smooth-sensitivity noise family are given), ``"smooth_sensitivity"``
-        (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping),
-        or ``"noisy_sum"``
-        (noisy sum / noisy count, uncentred).
+        ``"private_range"`` (clipped on a private range:
+        :class:`~smoothdp.central.moments.on_private_range.RangeMean`), ``"smooth_sensitivity"`` (the
+        add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"ratio"`` (a centred noisy sum over a
+        noisy count, on a private range when ε·Ñ is large:
+        :class:`~smoothdp.central.moments.ratio_mean.RatioMean`; ``"smooth_sensitivity"`` when ``beta``,
+        ``delta``, a noise family's options or a smooth-sensitivity noise family are given),
+        ``"smooth_sensitivity"`` (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}),
+        docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy sum / noisy count,
+        uncentred).
     delta
         δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
     noise
@@ -237,7 +238,7 @@ def mean(
         ``"bun_steinke"`` (Student's T) or ``"nrs"`` (Cauchy): the papers' constants, for comparison.
     range_fraction
         Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
-        :func:`~smoothdp.central.range_moments.range_share`.
+        :func:`~smoothdp.central.moments.on_private_range.range_share`.
     rng, accountant, clip, clamp, numerics, engine
         As :func:`smoothdp.median`.
 
@@ -276,7 +277,7 @@ def mean(
         return _run(mech, x, (lower, upper), clip, engine, **run)
     _only(chosen, range_fraction=(range_fraction, None))
     if chosen == "ratio":
-        from smoothdp.central.ratio_mean import RatioMean
+        from smoothdp.central.moments.ratio_mean import RatioMean
 
         _only(chosen, delta=(delta, 0.0), beta=(beta, None))
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
@@ -377,9 +378,10 @@ def var(
     ``method``: under substitution ``"auto"`` (default: ``"private_range"`` when ε·n ≥ 2000, else
     ``"clipped"``), ``"clipped"`` (variance of the records clipped into the bounds + staircase noise of its
     sensitivity (u − l)²(n − 1)/(n(n − ddof)), docs/theory/moments.md#clipped-variance) or
-    ``"private_range"`` (the same on a private range, :class:`~smoothdp.central.range_moments.RangeVariance`);
-    under add/remove ``"auto"`` = ``"noisy_moments"`` (noisy count, sum and sum of squares,
-    :class:`~smoothdp.central.noisy_moments.NoisyMoments`). The release is clamped into
+    ``"private_range"`` (the same on a private range,
+    :class:`~smoothdp.central.moments.on_private_range.RangeVariance`); under add/remove ``"auto"`` =
+    ``"noisy_moments"`` (noisy count, sum and sum of squares,
+    :class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`). The release is clamped into
     [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). Other arguments as
     :func:`mean`; ``delta`` must be 0.
     """

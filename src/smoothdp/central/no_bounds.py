@@ -2,11 +2,11 @@
 inside a private range.
 
 * :func:`unbounded_quantile`: the q-quantile with no bounds at all, by the scale-free exponential mechanism
-  (:class:`~smoothdp.central.scale_free.ScaleFreeQuantile`) or AboveThreshold on a ladder
-  (:class:`~smoothdp.central.unbounded.UnboundedQuantile`); ``method="auto"`` picks one from public
+  (:class:`~smoothdp.central.unbounded.scale_free.ScaleFreeQuantile`) or AboveThreshold on a ladder
+  (:class:`~smoothdp.central.unbounded.ladder.UnboundedQuantile`); ``method="auto"`` picks one from public
   parameters (:func:`~smoothdp.central.choose.choose_unbounded_method`).
 * :func:`private_range`: bounds [ℓ, u] for the data from ε alone
-  (:class:`~smoothdp.central.unbounded.UnboundedRange`), e.g. the clipping range of a mean.
+  (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`), e.g. the clipping range of a mean.
 * :func:`release_in_private_range`: two stages under one ε (basic composition): a private range with
   ``range_share``·ε, then a bounded mechanism on it with the rest; the range is a private output, covered by
   the guarantee, and the second stage treats it as public (docs/theory/unbounded.md#a-private-range).
@@ -24,15 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from smoothdp.accounting import Accountant, charge
+from smoothdp.accounting import Accountant
 from smoothdp.central.choose import choose_unbounded_method
-from smoothdp.central.scale_free import ScaleFreeQuantile
-from smoothdp.central.unbounded import PROOF_RANGE, UnboundedQuantile, UnboundedRange, prepare_unbounded
+from smoothdp.central.unbounded.ladder import (
+    PROOF_RANGE,
+    UnboundedQuantile,
+    UnboundedRange,
+    prepare_unbounded,
+)
+from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
+from smoothdp.central.unbounded.two_stage import release_within_found_bounds
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
-from smoothdp.rng import SeedLike, is_secure, resolve_rng
+from smoothdp.rng import SeedLike
 from smoothdp.validation import check_epsilon, check_in_range
 
 __all__ = [
@@ -80,9 +86,9 @@ def unbounded_quantile(
 
     ``method``: ``"auto"`` (:func:`~smoothdp.central.choose.choose_unbounded_method`: the scale-free
     exponential mechanism from ε·n ≥ 64 on under substitution, else AboveThreshold), ``"exponential"``
-    (:class:`~smoothdp.central.scale_free.ScaleFreeQuantile`,
+    (:class:`~smoothdp.central.unbounded.scale_free.ScaleFreeQuantile`,
     docs/theory/unbounded.md#the-exponential-mechanism-on-the-whole-line) or ``"unbounded"``
-    (:class:`~smoothdp.central.unbounded.UnboundedQuantile`,
+    (:class:`~smoothdp.central.unbounded.ladder.UnboundedQuantile`,
     docs/theory/unbounded.md#unbounded-quantile-estimation). Data policy: NaN → 0, records clipped into
     [−2^1021, 2^1021].
     """
@@ -119,10 +125,10 @@ def private_range(
 ) -> Release:
     """Private bounds ``(ℓ, u)`` (the release's value) with ℓ at or below the ``quantiles[0]``-quantile and u
     at or above the ``quantiles[1]``-quantile, up to the noise, ℓ < u: pure ε-DP under ``neighbours`` with no
-    bound or scale known (:class:`~smoothdp.central.unbounded.UnboundedRange`: two AboveThreshold walks on an
-    octave ladder, ε/2 each, the lower one down from the upper end; docs/theory/unbounded.md#a-private-range).
-    Quantiles close to 0 or 1 on few records make the walks overshoot (the noise must carry a count past
-    n − q·n): keep q·n and (1 − q)·n above ~10/ε."""
+    bound or scale known (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`: two AboveThreshold walks
+    on an octave ladder, ε/2 each, the lower one down from the upper end;
+    docs/theory/unbounded.md#a-private-range). Quantiles close to 0 or 1 on few records make the walks
+    overshoot (the noise must carry a count past n − q·n): keep q·n and (1 − q)·n above ~10/ε."""
     mech = UnboundedRange(epsilon=epsilon, quantiles=quantiles, neighbours=neighbours, numerics=numerics)
     return mech.release(x, accountant=accountant, rng=rng)
 
@@ -149,30 +155,25 @@ def release_in_private_range(
     ranger = UnboundedRange(
         epsilon=eps_range, quantiles=range_quantiles(qs), neighbours=neighbours, numerics=numerics
     )
-    build(eps_main, -1.0, 1.0)  # every parameter validated before any budget is charged
-    data = prepare_unbounded(x)
-    gen = resolve_rng(rng)
-    total = PureDP(eps, neighbours=ranger.guarantee.neighbours)
-    charge(accountant, total, label=f"quantile within a private range ({method})")
-    lo, hi = ranger.sample(data, gen)
-    mech = build(eps_main, lo, hi)
-    inner = mech._release(mech._prepare(data), gen)
-    details = {
-        **inner.details,
-        "bounds": (lo, hi),
-        "bounds_private": True,
-        "epsilon_bounds": eps_range,
-        "epsilon_statistic": eps_main,
-        "range": ranger.details(),
-        "range_proof": PROOF_RANGE,
-    }
-    return dataclasses.replace(
-        inner,
-        is_simulation=not is_secure(gen),
-        guarantee=total,
-        mechanism=f"{inner.mechanism} within a private range ({ranger.name})",
-        source=f"{inner.source}; range: {ranger.source}",
-        details=details,
+
+    def prepare(data: Any) -> tuple[Any, Any]:
+        prepared = prepare_unbounded(data)
+        return prepared, prepared  # both stages see the unbounded data policy
+
+    return release_within_found_bounds(
+        x,
+        build,
+        ranger,
+        prepare=prepare,
+        guarantee=PureDP(eps, neighbours=ranger.guarantee.neighbours),
+        epsilon_bounds=eps_range,
+        epsilon_statistic=eps_main,
+        method=method,
+        phrase="within a private range",
+        source_label="range",
+        details={"range": ranger.details(), "range_proof": PROOF_RANGE},
+        rng=rng,
+        accountant=accountant,
     )
 
 

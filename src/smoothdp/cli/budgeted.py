@@ -156,3 +156,32 @@ def open_ledger(target: str, key: bytes | None, *, label_prefix: str = "") -> Ac
         return Accountant.open(target, key=key, label_prefix=label_prefix)
     except (LedgerError, ValueError, TypeError) as error:
         raise CliError(f"budget {target}: {first_line(error)}") from None
+
+
+def run_single_release(
+    args: Any,
+    label: str,
+    *,
+    expected: Callable[[], PrivacyGuarantee],
+    read: Callable[[], Any],
+    run: Callable[[Any, Accountant | None], Any],
+) -> int:
+    """One release printed by :func:`smoothdp.cli.output.print_release`, as ``release`` and the counting
+    commands run it: ``label`` marked a simulation when ``--seed`` is given, the printed release marked one
+    when seeded or when the library says so, and the :class:`Plan` executed against ``--budget``."""
+    from smoothdp.cli import output
+
+    seeded = args.seed is not None
+
+    def show(release: Any, budget: Summary | None) -> None:
+        simulation = seeded or bool(getattr(release, "is_simulation", False))
+        output.print_release(release, label, simulation=simulation, budget=budget, json_output=args.json)
+
+    plan = Plan(
+        label=label + (" [simulation: seeded]" if seeded else ""),
+        expected=expected,
+        read=read,
+        run=run,
+        show=show,
+    )
+    return execute(plan, args.budget, args.budget_key_file)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smoothdp.cli import grouped, inputs, output
-from smoothdp.cli.budgeted import Plan, execute
+from smoothdp.cli import grouped, inputs
+from smoothdp.cli.budgeted import run_single_release
 from smoothdp.cli.parsing import (
-    NUMERICS,
     CliError,
     add_budget_options,
+    add_engine_option,
+    add_numerics_option,
     add_output_options,
     bounds_value,
     check_epsilon,
@@ -64,15 +65,13 @@ def add_parsers(statistics: Any) -> None:
     for name in COMMANDS:
         parser = subcommand(statistics, name, help=HELPS[name], example=EXAMPLES[name])
         parser.set_defaults(run=_run)
-        parser.add_argument("file", metavar="FILE", help=inputs.FILE_HELP)
-        parser.add_argument(
-            "--column",
-            required=name != "count",
-            default=None,
-            metavar="C",
-            help="the column to use" + (" (count: optional, every record counts)" if name == "count" else ""),
+        inputs.add_data_options(
+            parser,
+            column_required=name != "count",
+            column_help="the column to use"
+            + (" (count: optional, every record counts)" if name == "count" else ""),
+            epsilon_required=False,  # --rho may stand for it (gaussian noise)
         )
-        parser.add_argument("--epsilon", type=float, default=None, metavar="E", help="privacy budget ε > 0")
         if name in ("sum", "var", "std"):
             parser.add_argument(
                 "--bounds",
@@ -104,12 +103,7 @@ def add_parsers(statistics: Any) -> None:
         if name in ("var", "std"):
             parser.add_argument("--ddof", type=int, default=1, choices=(0, 1), help="0 or 1 (default 1)")
             parser.add_argument("--method", default="auto", choices=VARIANCE_METHODS, help="default auto")
-            parser.add_argument(
-                "--numerics",
-                default="exact",
-                choices=NUMERICS,
-                help="exact (default) or float (not hardened)",
-            )
+            add_numerics_option(parser)
         else:
             parser.add_argument(
                 "--noise",
@@ -121,9 +115,7 @@ def add_parsers(statistics: Any) -> None:
                 "--rho", type=float, default=None, metavar="R", help="ρ-zCDP instead of --epsilon (gaussian)"
             )
         add_output_options(parser, json_help=JSON_HELP)
-        parser.add_argument(
-            "--engine", default="numpy", choices=("numpy", "dask"), help="numpy (default) or dask"
-        )
+        add_engine_option(parser)
         add_budget_options(parser, relation="substitution or add_remove")
         if name != "histogram":
             grouped.add_group_options(parser, neighbours=False, delta=False)
@@ -145,7 +137,7 @@ def _check_options(args: argparse.Namespace) -> None:
 def expected_guarantee(args: argparse.Namespace) -> PrivacyGuarantee:
     """The guarantee the release will declare, from its public parameters only: the mechanism is built
     without data (count, sum, histogram) or the moments' rule, (ε[, δ]) under ``--neighbours``."""
-    from smoothdp.central.counting import NoisyCount, NoisyHistogram, NoisySum
+    from smoothdp.central.counting.queries import NoisyCount, NoisyHistogram, NoisySum
     from smoothdp.privacy import ApproxDP, PureDP
 
     try:
@@ -293,22 +285,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.budget is None:
         inputs.check_source(args.file)
     _check_options(args)
-    source = inputs.source_label(args.file)
-    seeded = args.seed is not None
+    if args.budget is None:
+        expected_guarantee(args)  # every public parameter checked before the data is read
     of = f" of {args.column}" if args.column else " of records"
-    label = f"{args.statistic}{of} in {source}"
-
-    def show(release: Release, budget: dict[str, Any] | None) -> None:
-        simulation = seeded or bool(getattr(release, "is_simulation", False))
-        output.print_release(release, label, simulation=simulation, budget=budget, json_output=args.json)
-
-    plan = Plan(
-        label=label + (" [simulation: seeded]" if seeded else ""),
+    return run_single_release(
+        args,
+        f"{args.statistic}{of} in {inputs.source_label(args.file)}",
         expected=lambda: expected_guarantee(args),
         read=lambda: _read(args),
         run=lambda data, accountant: release_statistic(args, data, accountant),
-        show=show,
     )
-    if args.budget is None:
-        expected_guarantee(args)  # every public parameter checked before the data is read
-    return execute(plan, args.budget, args.budget_key_file)

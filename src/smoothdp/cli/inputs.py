@@ -11,6 +11,7 @@ cell's value.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -190,3 +191,24 @@ def dask_engine(name: str) -> Any:
     from distributed import Client
 
     return Client(address)
+
+
+def add_data_options(
+    parser: argparse.ArgumentParser,
+    *,
+    column_required: bool = True,
+    column_help: str = "the column to use",
+    epsilon_required: bool = True,
+) -> None:
+    """FILE, ``--column`` and ``--epsilon``: what every single-column release reads and spends (``--column``
+    optional where every record counts, ``--epsilon`` optional where ``--rho`` may stand for it)."""
+    parser.add_argument("file", metavar="FILE", help=FILE_HELP)
+    parser.add_argument("--column", required=column_required, default=None, metavar="C", help=column_help)
+    parser.add_argument(
+        "--epsilon",
+        required=epsilon_required,
+        type=float,
+        default=None,
+        metavar="E",
+        help="privacy budget ε > 0",
+    )

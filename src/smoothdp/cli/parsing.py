@@ -197,3 +197,24 @@ def bounds_value(args: argparse.Namespace) -> tuple[float, float] | str:
     if getattr(args, "scale", None) is not None:
         raise CliError("--scale applies to --bounds private only (the public scale hint of the range search)")
     return (low, high)
+
+
+def add_numerics_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--numerics",
+        default="exact",
+        choices=NUMERICS,
+        help="exact (default: the hardened release path) or float (fast path, not hardened)",
+    )
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        default="numpy",
+        choices=("numpy", "dask"),
+        help=(
+            "numpy (default: in process) or dask (block by block on the current dask scheduler: threads, "
+            "or the cluster of DASK_SCHEDULER_ADDRESS; the same value for the same --seed; docs/scale.md)"
+        ),
+    )

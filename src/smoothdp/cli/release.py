@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from smoothdp.cli import grouped, inputs, output
-from smoothdp.cli.budgeted import Plan, execute
+from smoothdp.cli import grouped, inputs
+from smoothdp.cli.budgeted import run_single_release
 from smoothdp.cli.parsing import (
     NOISES,
-    NUMERICS,
     CliError,
     add_bounds_option,
     add_budget_options,
+    add_engine_option,
+    add_numerics_option,
     add_output_options,
     bounds_value,
     check_epsilon,
@@ -73,7 +74,7 @@ def add_parsers(statistics: Any) -> None:
     for name in STATISTICS:
         parser = subcommand(statistics, name, help=HELPS[name], example=EXAMPLES[name])
         parser.set_defaults(run=_run)
-        add_data_options(parser)
+        inputs.add_data_options(parser)
         add_bounds_option(parser, private=name in ("median", "quantile", "quantiles"))
         if name in ("quantile", "quantiles"):
             parser.add_argument(
@@ -105,13 +106,6 @@ def add_parsers(statistics: Any) -> None:
         add_engine_option(parser)
         add_budget_options(parser, relation="substitution or add_remove")
         grouped.add_group_options(parser, neighbours=name != "mean", delta=name == "quantiles")
-
-
-def add_data_options(parser: argparse.ArgumentParser) -> None:
-    """FILE, ``--column`` and ``--epsilon``: what every single-column release reads and spends."""
-    parser.add_argument("file", metavar="FILE", help=inputs.FILE_HELP)
-    parser.add_argument("--column", required=True, metavar="C", help="the column to use")
-    parser.add_argument("--epsilon", required=True, type=float, metavar="E", help="privacy budget ε > 0")
 
 
 def add_mean_options(parser: argparse.ArgumentParser) -> None:
@@ -150,27 +144,6 @@ def add_noise_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.0,
         help="δ of the (ε, δ) guarantee; needed by --noise laplace only (default 0)",
-    )
-
-
-def add_numerics_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--numerics",
-        default="exact",
-        choices=NUMERICS,
-        help="exact (default: the hardened release path) or float (fast path, not hardened)",
-    )
-
-
-def add_engine_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--engine",
-        default="numpy",
-        choices=("numpy", "dask"),
-        help=(
-            "numpy (default: in process) or dask (block by block on the current dask scheduler: threads, "
-            "or the cluster of DASK_SCHEDULER_ADDRESS; the same value for the same --seed; docs/scale.md)"
-        ),
     )
 
 
@@ -251,19 +224,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.budget is None:  # with --budget, the budget is checked first, before the file is touched
         inputs.check_source(args.file)
     _check_options(args)
-    source = inputs.source_label(args.file)
-    seeded = args.seed is not None
-    label = f"{args.statistic} of {args.column} in {source}"
-
-    def show(release: Release, budget: dict[str, Any] | None) -> None:
-        simulation = seeded or bool(getattr(release, "is_simulation", False))
-        output.print_release(release, label, simulation=simulation, budget=budget, json_output=args.json)
-
-    plan = Plan(
-        label=label + (" [simulation: seeded]" if seeded else ""),
+    label = f"{args.statistic} of {args.column} in {inputs.source_label(args.file)}"
+    return run_single_release(
+        args,
+        label,
         expected=lambda: expected_guarantee(args),
         read=lambda: inputs.load_column(args.file, args.column, args.engine),
         run=lambda data, accountant: release_statistic(args, data, accountant),
-        show=show,
     )
-    return execute(plan, args.budget, args.budget_key_file)

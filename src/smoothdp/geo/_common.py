@@ -53,14 +53,14 @@ USER_BLOCK = 1 << 16
 
 @dataclass(frozen=True)
 class GeoEstimate:
-    """The analyst's estimate from the users' reports.
+    r"""The analyst's estimate from the users' reports.
 
     Attributes
     ----------
     mean
-        Estimate of (1/n) Σ_i f(x_i), shape ``param_shape``.
+        Estimate of $(1/n) \sum_i f(x_i)$, shape ``param_shape``.
     total
-        Estimate of Σ_i f(x_i) (= n·mean).
+        Estimate of $\sum_i f(x_i)$ ($= n \cdot \mathrm{mean}$).
     n
         Number of users.
     """
@@ -72,16 +72,16 @@ class GeoEstimate:
 
 @dataclass(frozen=True)
 class GeoVariance:
-    """Exact variance of the reports.
+    r"""Exact variance of the reports.
 
     Attributes
     ----------
     per_user
         Var of each user's contribution, shape ``param_shape + U`` (``None`` when not asked for).
     total
-        Σ_i Var: the variance of the estimated sum, shape ``param_shape``.
+        $\sum_i \mathrm{Var}$: the variance of the estimated sum, shape ``param_shape``.
     of_mean
-        total / n²: the variance of the estimated mean.
+        $\mathrm{total}/n^2$: the variance of the estimated mean.
     """
 
     per_user: NDArray[np.float64] | None
@@ -193,12 +193,12 @@ class GeoMechanism(Mechanism):
 
     @property
     def epsilon(self) -> float:
-        """ε of one report (per query; per unit of distance for geo-privacy)."""
+        r"""$\varepsilon$ of one report (per query; per unit of distance for geo-privacy)."""
         return self.per_query.epsilon
 
     @property
     def delta(self) -> float:
-        """δ of one report (per query)."""
+        r"""$\delta$ of one report (per query)."""
         return self.per_query.delta
 
     @property
@@ -380,10 +380,10 @@ class GeoMechanism(Mechanism):
         return GeoEstimate(mean=total / n, total=total, n=n)
 
     def variance(self, x: ArrayLike, *, per_user: bool = True, block: int = USER_BLOCK) -> GeoVariance:
-        """Exact variance of each report and of the estimated sum and mean.
+        r"""Exact variance of each report and of the estimated sum and mean.
 
         With ``per_user=False`` users are processed in blocks and only the totals are kept (memory
-        O(|P|·block)), the way to evaluate a large grid of queries over many users.
+        $O(\vert P\vert \cdot \mathrm{block})$), the way to evaluate a large grid of queries over many users.
         """
         pts = self.query.check_points(x)
         users = self.query.user_shape(pts)

@@ -1,28 +1,29 @@
-"""Baselines for local geo-privacy queries (docs/theory/geo-privacy.md#baselines).
+r"""Baselines for local geo-privacy queries (docs/theory/geo-privacy.md#baselines).
 
 After Liang & Yi, CCS 2024 ("LY"), Sections 4.1.1 and 5:
 
-* :class:`GlobalLipschitz`: f(x) + Lap(L_f/ε), L_f the global Lipschitz constant (LY Lemma 2.3, after
-  Chatzikokolakis, Andrés, Bordenabe & Palamidessi, PETS 2013): ε-geo-privacy per query, unbiased,
-  variance 2(L_f/ε)² per user.
-* :class:`NoiseAPriori`: the user sends x̃ = x + Lap(1/ε) (1-D) or x + planar Laplace(1/ε) (2-D, radius
-  Gamma(2, 1/ε); Andrés, Bordenabe, Chatzikokolakis & Palamidessi, CCS 2013); the analyst computes f(x̃):
-  ε-geo-privacy **once**, whatever the number of queries (post-processing). The estimate is biased. For a
-  radial query (the KDE), ``variant="distance"`` privatizes ℓ = ‖x − t‖ per centre instead (a 1-Lipschitz
-  map: ε per centre) and computes f from ℓ̃.
-* :class:`LocalDP`: f(x) + Lap(range/ε_L): ε_L-local DP per query (any two inputs), variance
-  2(range/ε_L)².
+* :class:`GlobalLipschitz`: $f(x) + \mathrm{Lap}(L_f/\varepsilon)$, $L_f$ the global Lipschitz constant (LY
+  Lemma 2.3, after Chatzikokolakis, Andrés, Bordenabe & Palamidessi, PETS 2013): $\varepsilon$-geo-privacy per
+  query, unbiased, variance $2(L_f/\varepsilon)^2$ per user.
+* :class:`NoiseAPriori`: the user sends $\tilde{x} = x + \mathrm{Lap}(1/\varepsilon)$ (1-D) or $x$ + planar
+  $\mathrm{Laplace}(1/\varepsilon)$ (2-D, radius $\mathrm{Gamma}(2, 1/\varepsilon)$; Andrés, Bordenabe,
+  Chatzikokolakis & Palamidessi, CCS 2013); the analyst computes $f(\tilde{x})$: $\varepsilon$-geo-privacy
+  **once**, whatever the number of queries (post-processing). The estimate is biased. For a radial query (the
+  KDE), ``variant="distance"`` privatizes $\ell = \Vert x - t\Vert$ per centre instead (a 1-Lipschitz map:
+  $\varepsilon$ per centre) and computes f from $\tilde{\ell}$.
+* :class:`LocalDP`: $f(x) + \mathrm{Lap}(\mathrm{range}/\varepsilon_L)$: $\varepsilon_L$-local DP per query
+  (any two inputs), variance $2(\mathrm{range}/\varepsilon_L)^2$.
 
-Released floats (every baseline, ``numerics="exact"``, the default): exactly the rounding onto a public
-grid of the ideal report (:func:`smoothdp.exact.add_noise`): R(f(x) + b·Z) with R from the query's value
-range and f(x) the query's certified enclosure; R(x + Z) for noise a priori with R from the noise scale
-(planar Laplace in 2-D), and R(‖x − t‖ + Z) for its distance variant. The Laplace scales b are rounded up.
-``numerics="float"`` keeps the floating-point path (idealized arithmetic).
+Released floats (every baseline, ``numerics="exact"``, the default): exactly the rounding onto a public grid
+of the ideal report (:func:`smoothdp.exact.add_noise`): $R(f(x) + b \cdot Z)$ with R from the query's value
+range and $f(x)$ the query's certified enclosure; $R(x + Z)$ for noise a priori with R from the noise scale
+(planar Laplace in 2-D), and $R(\Vert x - t\Vert + Z)$ for its distance variant. The Laplace scales b are
+rounded up. ``numerics="float"`` keeps the floating-point path (idealized arithmetic).
 
-Expected errors: :meth:`NoiseAPriori.moments` gives the exact mean and variance of f(x̃) per user, in
-closed form where the query has one (:meth:`~smoothdp.geo.GeoQuery._laplace_location_moments`; LY
-Section 4.1.1), by quadrature otherwise; :meth:`NoiseAPriori.mse` the MSE of the estimated sum and mean
-against the soft or the hard query: Σ Var + (Σ bias)²
+Expected errors: :meth:`NoiseAPriori.moments` gives the exact mean and variance of $f(\tilde{x})$ per user, in
+closed form where the query has one (:meth:`~smoothdp.geo.GeoQuery._laplace_location_moments`; LY Section
+4.1.1), by quadrature otherwise; :meth:`NoiseAPriori.mse` the MSE of the estimated sum and mean against the
+soft or the hard query: $\sum \mathrm{Var} + (\sum \mathrm{bias})^2$
 (docs/theory/geo-privacy.md#mean-squared-error-formulas).
 """
 
@@ -99,7 +100,7 @@ class _AdditiveLaplace(GeoMechanism):
         return np.broadcast_to(2.0 * self._scale(len(users)) ** 2, self.query.param_shape + users).copy()
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) for one user at x (single query)."""
+        r"""$\ln p_x(y)$ for one user at x (single query)."""
         if self.query.param_shape:
             raise ValueError("log_density needs a single query (param_shape == ())")
         f = self.query.value(x)
@@ -108,14 +109,16 @@ class _AdditiveLaplace(GeoMechanism):
 
 
 class GlobalLipschitz(_AdditiveLaplace):
-    """f(x) + Lap(L_f/ε) per user and query: the noise-a-posteriori baseline.
+    r"""$f(x) + \mathrm{Lap}(L_f/\varepsilon)$ per user and query: the noise-a-posteriori baseline.
 
-    **Guarantee.** ε-geo-privacy per unit of Euclidean distance per report (neighbour relation
-    ``"metric"``); ``guarantee`` is what one user spends on one call: Q·ε for a grid of Q queries.
-    **Lemma.** LY Lemma 2.3 (after Chatzikokolakis et al., PETS 2013): an L-Lipschitz f plus Lap(L/ε) is
-    ε-geo-private (docs/theory/geo-privacy.md#global-lipschitz-baseline).
+    **Guarantee.** $\varepsilon$-geo-privacy per unit of Euclidean distance per report (neighbour relation
+    ``"metric"``); ``guarantee`` is what one user spends on one call: $Q \cdot \varepsilon$ for a grid of Q
+    queries. **Lemma.** LY Lemma 2.3 (after Chatzikokolakis et al., PETS 2013): an L-Lipschitz f plus
+    $\mathrm{Lap}(L/\varepsilon)$ is $\varepsilon$-geo-private
+    (docs/theory/geo-privacy.md#global-lipschitz-baseline).
 
-    L_f is the query's global Lipschitz constant (1/θ, 1/τ, e^{−1/2}/h). Unbiased; Var = 2(L_f/ε)².
+    $L_f$ is the query's global Lipschitz constant ($1/\theta$, $1/\tau$, $e^{-1/2}/h$). Unbiased;
+    $\mathrm{Var} = 2(L_f/\varepsilon)^2$.
     """
 
     name = "global Lipschitz"
@@ -137,16 +140,17 @@ class GlobalLipschitz(_AdditiveLaplace):
 
 
 class LocalDP(_AdditiveLaplace):
-    """f(x) + Lap(range/ε_L) per user and query: the local-DP baseline.
+    r"""$f(x) + \mathrm{Lap}(\mathrm{range}/\varepsilon_L)$ per user and query: the local-DP baseline.
 
-    **Guarantee.** ε_L-local differential privacy per report (neighbour relation ``"local"``: any two
-    inputs of one user are ε_L-indistinguishable, whatever their distance); ``guarantee`` is
-    ``PureDP(Q·ε_L, neighbours="local")`` for a grid of Q queries (charge it to an
-    ``Accountant(..., neighbours="local")``). **Lemma.** The Laplace mechanism with sensitivity
-    sup f − inf f (Dwork, McSherry, Nissim & Smith, TCC 2006; docs/theory/geo-privacy.md#local-dp-baseline).
+    **Guarantee.** $\varepsilon_L$-local differential privacy per report (neighbour relation ``"local"``: any
+    two inputs of one user are $\varepsilon_L$-indistinguishable, whatever their distance); ``guarantee`` is
+    ``PureDP(Q·ε_L, neighbours="local")`` for a grid of Q queries (charge it to an ``Accountant(...,
+    neighbours="local")``). **Lemma.** The Laplace mechanism with sensitivity $\sup f - \inf f$ (Dwork,
+    McSherry, Nissim & Smith, TCC 2006; docs/theory/geo-privacy.md#local-dp-baseline).
 
-    ``epsilon`` is ε_L; LY tie it to the geo ε by ε_L = ε·D (D in data units). Unbiased;
-    Var = 2(range/ε_L)².
+    ``epsilon`` is $\varepsilon_L$; LY tie it to the geo $\varepsilon$ by
+    $\varepsilon_L = \varepsilon \cdot D$ (D in data units). Unbiased;
+    $\mathrm{Var} = 2(\mathrm{range}/\varepsilon_L)^2$.
     """
 
     name = "local DP"
@@ -171,7 +175,8 @@ class LocalDP(_AdditiveLaplace):
 
 @dataclass(frozen=True)
 class GeoError:
-    """Expected error of a biased estimator: MSE = Σ Var + (Σ bias)² for the sum (÷ n² for the mean)."""
+    r"""Expected error of a biased estimator: $\mathrm{MSE} = \sum \mathrm{Var} + (\sum \mathrm{bias})^2$ for
+    the sum ($\div n^2$ for the mean)."""
 
     mse_total: NDArray[np.float64]
     mse_mean: NDArray[np.float64]
@@ -189,35 +194,38 @@ def _apply_block(
 
 
 class NoiseAPriori(GeoMechanism):
-    """Noise a priori: each user sends x̃ = x + Laplace noise once; the analyst averages f(x̃) (biased).
+    r"""Noise a priori: each user sends $\tilde{x} = x$ + Laplace noise once; the analyst averages
+    $f(\tilde{x})$ (biased).
 
-    **Guarantee.** ε-geo-privacy per unit of Euclidean distance (neighbour relation ``"metric"``). The
-    location report is a privatized point, and every query value f(x̃) is a post-processing of it, so one
-    report answers the whole grid: ``guarantee`` is ε **once**, whatever the number of queries
-    (docs/theory/privacy-definitions.md#one-report-answers-every-query). The ``"distance"`` variant
-    sends one report per centre: Q·ε for Q centres. **Lemma.** LY Lemma 2.3 with the identity map
-    (docs/theory/geo-privacy.md#noise-a-priori): 1-D x̃ = x + Lap(1/ε); 2-D x̃ = x + planar Laplace with
-    density ∝ e^{−ε‖z‖} (radius Gamma(2, 1/ε); Andrés et al., CCS 2013), never independent Laplace per
-    coordinate, which would be ℓ1- not Euclidean geo-privacy.
+    **Guarantee.** $\varepsilon$-geo-privacy per unit of Euclidean distance (neighbour relation ``"metric"``).
+    The location report is a privatized point, and every query value $f(\tilde{x})$ is a post-processing of
+    it, so one report answers the whole grid: ``guarantee`` is $\varepsilon$ **once**, whatever the number of
+    queries (docs/theory/privacy-definitions.md#one-report-answers-every-query). The ``"distance"`` variant
+    sends one report per centre: $Q \cdot \varepsilon$ for Q centres. **Lemma.** LY Lemma 2.3 with the
+    identity map (docs/theory/geo-privacy.md#noise-a-priori): 1-D
+    $\tilde{x} = x + \mathrm{Lap}(1/\varepsilon)$; 2-D $\tilde{x} = x$ + planar Laplace with density
+    $\propto e^{-\varepsilon\Vert z\Vert}$ (radius $\mathrm{Gamma}(2, 1/\varepsilon)$; Andrés et al., CCS
+    2013), never independent Laplace per coordinate, which would be $\ell_1$- not Euclidean geo-privacy.
 
     Parameters
     ----------
     query
-        The query the analyst computes on x̃.
+        The query the analyst computes on $\tilde{x}$.
     epsilon
-        ε per unit of distance.
+        $\varepsilon$ per unit of distance.
     hard
         Compute the hard query (indicator of the threshold or range) on x̃ instead of the soft one (LY:
         soft in the one-way experiment, hard in the two-way one); needs ``query.has_hard``.
     variant
         ``"location"`` (default) or ``"distance"`` (radial queries, e.g. GaussianKDE: report
-        ℓ̃ = ‖x − t‖ + Lap(1/ε) per centre, then f of ℓ̃; 1-Lipschitz map, ε per centre).
+        $\tilde{\ell} = \Vert x - t\Vert + \mathrm{Lap}(1/\varepsilon)$ per centre, then f of $\tilde{\ell}$;
+        1-Lipschitz map, $\varepsilon$ per centre).
     quadrature
         Nodes per dimension of the quadrature used by :meth:`moments` where there is no closed form.
     numerics
-        ``"exact"`` (default): reports exactly R(x + Z) (R(‖x − t‖ + Z) for the distance variant), R the
-        public grid ``OutputGrid.for_magnitude(1/ε)`` (spacing ~2^-36/ε near 0, relative 2^-36 beyond);
-        ``"float"``: x + Z in floats (idealized arithmetic).
+        ``"exact"`` (default): reports exactly $R(x + Z)$ ($R(\Vert x - t\Vert + Z)$ for the distance
+        variant), R the public grid ``OutputGrid.for_magnitude(1/ε)`` (spacing $\sim 2^{-36}/\varepsilon$ near
+        0, relative $2^{-36}$ beyond); ``"float"``: $x + Z$ in floats (idealized arithmetic).
     """
 
     name = "noise a priori"
@@ -288,7 +296,8 @@ class NoiseAPriori(GeoMechanism):
         return {**super()._public_details(), "variant": self.variant, "hard": self.hard}
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y) of the report of one user at x: y are noisy locations (or distances, single query)."""
+        r"""$\ln p_x(y)$ of the report of one user at x: y are noisy locations (or distances, single
+        query)."""
         pts = self.query.check_points(x)
         if self.query.user_shape(pts) != ():
             raise ValueError(f"x must be one point; got shape {np.shape(x)}")
@@ -398,10 +407,12 @@ class NoiseAPriori(GeoMechanism):
         return self.query._value(pts)
 
     def mse(self, x: ArrayLike, *, truth: str = "hard", block: int = USER_BLOCK) -> GeoError:
-        """Exact MSE of the estimated sum Σ f(x̃_i) (and mean) against Σ truth(x_i).
+        r"""Exact MSE of the estimated sum $\sum f(\tilde{x}_i)$ (and mean) against
+        $\sum \mathrm{truth}(x_i)$.
 
-        LY Section 4.1.1 for the hard threshold: MSE = Σ p_i(1 − p_i) + (Σ s_i p_i)², p_i = ½e^{−ε|x_i − t|}.
-        Users are processed in blocks (memory O(|P|·block)).
+        LY Section 4.1.1 for the hard threshold: $\mathrm{MSE} = \sum p_i(1 - p_i) + (\sum s_i p_i)^2$,
+        $p_i = \tfrac12 e^{-\varepsilon\vert x_i - t\vert}$. Users are processed in blocks (memory
+        O(|P|·block)).
         """
         pts = self.query.check_points(x)
         flat = pts.reshape((-1, 2) if self.query.dimension == 2 else (-1,))
@@ -422,7 +433,8 @@ class NoiseAPriori(GeoMechanism):
 
 # -- fast aggregate counts over grids of thresholds (experiments) ----------------------------------------
 def threshold_fractions(points: ArrayLike, thresholds: ArrayLike) -> NDArray[np.float64]:
-    """(1/n)·#{i : x_i > t} for every t in ``thresholds`` in O((n + m) log m): hard one-way queries."""
+    r"""$(1/n) \cdot \#\{i : x_i > t\}$ for every t in ``thresholds`` in $O((n + m) \log m)$: hard one-way
+    queries."""
     x = check_data(points, "points", ndim=1)
     t = check_data(thresholds, "thresholds")
     order = np.sort(t.ravel())
@@ -433,10 +445,11 @@ def threshold_fractions(points: ArrayLike, thresholds: ArrayLike) -> NDArray[np.
 
 
 def quadrant_fractions(points: ArrayLike, t1: ArrayLike, t2: ArrayLike) -> NDArray[np.float64]:
-    """(1/n)·#{i : x_i1 > T₁, x_i2 > T₂} for every pair of the grid t1 × t2 (hard two-way queries).
+    r"""$(1/n) \cdot \#\{i : x_{i1} > T_1, x_{i2} > T_2\}$ for every pair of the grid t1 × t2 (hard two-way
+    queries).
 
-    One 2-D histogram of the points on the threshold edges and a reverse cumulative sum: O(n log m + m²)
-    instead of O(n·m²). Returns shape (len(t1), len(t2)).
+    One 2-D histogram of the points on the threshold edges and a reverse cumulative sum: $O(n \log m + m^2)$
+    instead of $O(n \cdot m^2)$. Returns shape (len(t1), len(t2)).
     """
     x = check_data(points, "points", ndim=2, last_dim=2)
     a = check_data(t1, "t1", ndim=1)

@@ -254,20 +254,20 @@ def kde_smooth_profile(c: ArrayLike, b: float, growth: Growth = "exponential") -
 
 
 class GaussianKDE(GeoQuery):
-    """Gaussian kernel query f_t(x) = exp(−‖x − t‖²/(2h²)) for a user at x (LY Section 4.3).
+    r"""Gaussian kernel query $f_t(x) = \exp(-\Vert x - t\Vert^2/(2h^2))$ for a user at x (LY Section 4.3).
 
-    docs/theory/geo-privacy.md#gaussian-kde. Global Lipschitz constant e^{−1/2}/h (LY Claim 4.4).
-    Pointwise Lipschitz constant Λ(‖x − t‖/h)/h and
-    exact smooth sensitivity (1/h)·sup_s Λ(s)/G_β(h|c − s|) (module docstring), rounded up by at most
-    ~1e-6 relative (measured against brute force in the tests).
+    docs/theory/geo-privacy.md#gaussian-kde. Global Lipschitz constant $e^{-1/2}/h$ (LY Claim 4.4). Pointwise
+    Lipschitz constant $\Lambda(\Vert x - t\Vert/h)/h$ and exact smooth sensitivity
+    $(1/h) \cdot \sup_s \Lambda(s)/G_\beta(h\vert c - s\vert)$ (docs/theory/geo-privacy.md#gaussian-kde),
+    rounded up by at most $\sim 10^{-6}$ relative (measured against brute force in the tests).
 
     Parameters
     ----------
     center
-        The centre t: a number (1-D), a point (t₁, t₂) (2-D), or an array of centres: shape P (1-D) or
-        P + (2,) (2-D) for a grid of queries.
+        The centre t: a number (1-D), a point $(t_1, t_2)$ (2-D), or an array of centres: shape P (1-D) or P +
+        (2,) (2-D) for a grid of queries.
     bandwidth
-        h > 0, a scalar or an array broadcasting with the grid.
+        $h > 0$, a scalar or an array broadcasting with the grid.
     dimension
         1 or 2; by default 1 for a scalar centre or a 1-D array whose length is not 2, else 2. Pass it
         for a 1-D grid of two centres.
@@ -309,7 +309,7 @@ class GaussianKDE(GeoQuery):
         return (0.0, 1.0)
 
     def scaled_distance(self, x: ArrayLike) -> NDArray[np.float64]:
-        """c = ‖x − t‖/h, shape ``param_shape + U``."""
+        r"""$c = \Vert x - t\Vert/h$, shape ``param_shape + U``."""
         return self._scaled_distance(self.check_points(x))
 
     def _scaled_distance(self, x: NDArray[np.float64]) -> NDArray[np.float64]:

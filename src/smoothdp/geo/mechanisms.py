@@ -31,46 +31,56 @@ __all__ = ["SmoothSensitivityMechanism"]
 
 
 class SmoothSensitivityMechanism(GeoMechanism):
-    """f(x) + S_β(x)·Z per user and query: (ε, δ)-geo-privacy per unit of Euclidean distance per query.
+    r"""$f(x) + S_\beta(x) \cdot Z$ per user and query: $(\varepsilon, \delta)$-geo-privacy per unit of
+    Euclidean distance per query.
 
-    **Guarantee.** Each report is (ε, δ)-geo-private (neighbour relation ``"metric"``: any two points of
-    one user, charged ε per unit of distance); ``guarantee`` is what one user spends on one call, the Q
-    reports of a grid of Q queries composed: (Q·ε, Q·δ)-geo-privacy
+    **Guarantee.** Each report is $(\varepsilon, \delta)$-geo-private (neighbour relation ``"metric"``: any
+    two points of one user, charged $\varepsilon$ per unit of distance); ``guarantee`` is what one user spends
+    on one call, the Q reports of a grid of Q queries composed:
+    $(Q \cdot \varepsilon, Q \cdot \delta)$-geo-privacy
     (docs/theory/privacy-definitions.md#geo-privacy-composition).
 
-    **Lemma.** The query's smooth sensitivity is a G_β-smooth upper bound on its pointwise Lipschitz
-    constant (Liang & Yi, CCS 2024, Lemma 3.1; rounded up), and the calibration rule makes f(x) + S·Z
+    **Lemma.** The query's smooth sensitivity is a $G_\beta$-smooth upper bound on its pointwise Lipschitz
+    constant (Liang & Yi, CCS 2024, Lemma 3.1; rounded up), and the calibration rule makes $f(x) + S \cdot Z$
     private for any such bound (docs/theory/geo-privacy.md#smooth-upper-bounds-and-smooth-sensitivity):
 
     * ``"polyplace"`` (default): Hladík & Tětek, FORC 2025, Theorem 8, extended to geo-privacy by this
       project (docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy):
-      Z = PolyPlace(1/β, ε/β), 0 < β < ε, growth e^{βt}.
-    * ``"student_t"``: Liang & Yi, Lemma 3.5: ε = νβ + (ν+1)/(2√ν)·η, Z = T(ν)/η, growth e^{βt}. Default
-      ν = 3 with β = ε/9, η = ε/√3 (the paper's experiments: noise std 3·S/ε).
-    * ``"cauchy"``: Liang & Yi, Lemma 3.3: ε = (γ−1)β + (γ−1)^{(γ−1)/γ}·η, Z = GC(γ)/η, growth e^{βt}.
+      $Z = \mathrm{PolyPlace}(1/\beta, \varepsilon/\beta)$, $0 < \beta < \varepsilon$, growth $e^{\beta t}$.
+    * ``"student_t"``: Liang & Yi, Lemma 3.5, with the dilation term $\max(1, \nu)\beta$ (the published
+      $\nu\beta$ is too small for $\nu < 1$: docs/theory/calibration.md):
+      $\varepsilon = \max(1, \nu)\beta + (\nu+1)/(2\sqrt{\nu}) \cdot \eta$,
+      $Z = T(\nu)/\eta$, growth $e^{\beta t}$. Default $\nu = 3$ with $\beta = \varepsilon/9$,
+      $\eta = \varepsilon/\sqrt{3}$ (the paper's experiments: noise std $3 \cdot S/\varepsilon$).
+    * ``"cauchy"``: Liang & Yi, Lemma 3.3:
+      $\varepsilon = \max(1, \gamma-1)\beta + (\gamma-1)^{(\gamma-1)/\gamma} \cdot \eta$ (the published
+      $(\gamma-1)\beta$ is too small for $1 < \gamma < 2$: docs/theory/calibration.md),
+      $Z = \mathrm{GC}(\gamma)/\eta$, growth $e^{\beta t}$.
     * ``"laplace"``: Liang & Yi, Lemma 3.6 (docs/theory/calibration.md#lemma-6-laplace-geo-privacy-rule),
-      (ε, δ)-geo-privacy with growth 1 + βt: ε = η + β·max{1, ln(1/δ)}, Z = Lap(1/η); needs δ > 0.
+      $(\varepsilon, \delta)$-geo-privacy with growth $1 + \beta t$:
+      $\varepsilon = \eta + \beta \cdot \max\{1, \ln(1/\delta)\}$, $Z = \mathrm{Lap}(1/\eta)$; needs
+      $\delta > 0$.
 
     Parameters
     ----------
     query
         A :class:`~smoothdp.geo.GeoQuery` (a grid of queries releases one report per query and user).
     epsilon
-        ε > 0 per unit of distance (per USD, per metre, ...), per query.
+        $\varepsilon > 0$ per unit of distance (per USD, per metre, ...), per query.
     noise
         ``"polyplace"`` (default), ``"student_t"``, ``"cauchy"`` or ``"laplace"``.
     delta
-        δ ∈ (0, 1) for ``noise="laplace"`` only (per query).
+        $\delta \in (0, 1)$ for ``noise="laplace"`` only (per query).
     beta
-        The smoothness β (default: the rule's data-independent default).
+        The smoothness $\beta$ (default: the rule's data-independent default).
     numerics
-        ``"exact"`` (default): each report is exactly R(f(x) + S·Z), R the public grid
-        ``OutputGrid.for_bounds(*query.value_range)``; ``"float"``: f + S·Z in floats (not hardened; the
-        guarantee assumes idealized arithmetic). Keyword-only; recorded in ``Release.sampler``.
+        ``"exact"`` (default): each report is exactly $R(f(x) + S \cdot Z)$, R the public grid
+        ``OutputGrid.for_bounds(*query.value_range)``; ``"float"``: $f + S \cdot Z$ in floats (not hardened;
+        the guarantee assumes idealized arithmetic). Keyword-only; recorded in ``Release.sampler``.
     df
         Degrees of freedom of Student's T (``noise="student_t"`` only; default 3).
     gamma
-        Exponent γ > 1 of the generalized Cauchy (``noise="cauchy"`` only; default 4).
+        Exponent $\gamma > 1$ of the generalized Cauchy (``noise="cauchy"`` only; default 4).
     constants
         ``None`` (the tightest proven constants) or ``"bun_steinke"`` (Student's T) / ``"nrs"`` (Cauchy).
         A keyword the family does not take is refused, naming the valid ones.
@@ -78,7 +88,7 @@ class SmoothSensitivityMechanism(GeoMechanism):
     Attributes
     ----------
     calibration
-        The :class:`~smoothdp.calibration.Calibration` used (β, growth, Z, source).
+        The :class:`~smoothdp.calibration.Calibration` used ($\beta$, growth, Z, source).
     per_query, guarantee
         ``GeoPrivacy(ε, δ)`` per report; ``GeoPrivacy(Q·ε, Q·δ)`` per user and call.
     """
@@ -120,7 +130,8 @@ class SmoothSensitivityMechanism(GeoMechanism):
         return self.calibration.growth
 
     def smooth_sensitivity(self, x: ArrayLike) -> NDArray[np.float64]:
-        """S_β(x) with the calibration's β and growth (shape P + U). Not private: do not publish."""
+        r"""$S_\beta(x)$ with the calibration's $\beta$ and growth (shape P + U). Not private: do not
+        publish."""
         return self.query.smooth_sensitivity(x, self.beta, self.growth)
 
     def _privatize(self, pts: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
@@ -161,7 +172,7 @@ class SmoothSensitivityMechanism(GeoMechanism):
         return {**super()._public_details(), "noise": self.calibration.family}
 
     def log_density(self, y: ArrayLike, x: ArrayLike) -> NDArray[np.float64]:
-        """ln p_x(y): log density of the report of a user at the single point x (one query only)."""
+        r"""$\ln p_x(y)$: log density of the report of a user at the single point x (one query only)."""
         if self.query.param_shape:
             raise ValueError("log_density needs a single query (param_shape == ())")
         pts = self.query.check_points(x)

@@ -1,29 +1,30 @@
-"""Threshold-type queries: soft one-way threshold, two-way threshold, bounded range.
+r"""Threshold-type queries: soft one-way threshold, two-way threshold, bounded range.
 
 From Liang & Yi, CCS 2024 ("LY"), Sections 4.1–4.2 and Appendix C.3. Each is a ramp
-f(x) = max(0, 1 − dist(x, A)/w) around a closed convex set A
+$f(x) = \max(0, 1 - \mathrm{dist}(x, A)/w)$ around a closed convex set A
 (docs/theory/geo-privacy.md#ramps-around-a-convex-set), so its pointwise Lipschitz constant and smooth
 sensitivity come from the signed distance u(x) to A alone
 (:func:`smoothdp.sensitivity.ramps.convex_ramp_smooth_sensitivity`):
 
-=====================  ==========================================  ==========================================
-query                  A                                           signed distance u(x)
-=====================  ==========================================  ==========================================
-``SoftThreshold``      [t + w/2, ∞)                                t + w/2 − x
-``BoundedRange``       [a + w/2, b − w/2]                          max(a + w/2 − x, x − b + w/2)
-``TwoWayThreshold``    {y : dist(y, Q₀) ≤ R₁}, Q₀ = {y ≥ c}         sd_{Q₀}(x) − R₁
-=====================  ==========================================  ==========================================
+* ``SoftThreshold``: $A = [t + w/2, \infty)$, $u(x) = t + w/2 - x$;
+* ``BoundedRange``: $A = [a + w/2, b - w/2]$, $u(x) = \max(a + w/2 - x, x - b + w/2)$;
+* ``TwoWayThreshold``: $A = \{y : \mathrm{dist}(y, Q_0) \le R_1\}$, $Q_0 = \{y \ge c\}$,
+  $u(x) = \mathrm{sd}_{Q_0}(x) - R_1$;
 
-with, for the two-way threshold (LY Section 4.2): R₁ = w/√2, R₂ = R₁ + w, c = T + (R₁ + w/2)(1, 1), so that
-A is the quadrant {x₁ ≥ T₁ + w/2, x₂ ≥ T₂ + w/2} with its corner rounded by the disc (c, R₁), and the
-outer arc (radius R₂) passes through the hard corner T (f(T) = 0).
+with, for the two-way threshold (LY Section 4.2): $R_1 = w/\sqrt{2}$, $R_2 = R_1 + w$,
+$c = T + (R_1 + w/2)(1, 1)$, so that A is the quadrant $\{x_1 \ge T_1 + w/2, x_2 \ge T_2 + w/2\}$ with its
+corner rounded by the disc $(c, R_1)$, and the outer arc (radius $R_2$) passes through the hard corner T
+($f(T) = 0$).
 
-Exact release path: the query is f in exact arithmetic of the float parameters (t, w, ...). The float
-value g = 1 − u/w (before the clip) is within a per-query bound E of the exact g*, derived in docs/geo.md
-("Exact release path"): E = 2·ulp(edge)/w + 2^-48 for the 1-D ramps (edge = t + w/2, or the plateau
-ends), E = (3·ulp(max|c|) + 4·ulp(R₁ + w) + 16·ulp(4w))/w + 2^-48 for the two-way threshold. The
-enclosure is [clip(g − E), clip(g + E)]; an undecided user is refined exactly (``Fraction``) in 1-D and
-in python-flint ``arb`` in 2-D (R₁ = w/√2 is irrational).
+Exact release path: the query is f in exact arithmetic of the float parameters (t, w, ...). The float value
+$g = 1 - u/w$ (before the clip) is within a per-query bound E of the exact $g^*$, derived in docs/geo.md
+("Exact release path"): $E = 2 \cdot \mathrm{ulp}(\mathrm{edge})/w + 2^{-48}$ for the 1-D ramps
+($\mathrm{edge} = t + w/2$, or the plateau ends),
+$E = (3 \cdot \mathrm{ulp}(\max\vert c\vert) + 4 \cdot \mathrm{ulp}(R_1 + w)$
+$+ 16 \cdot \mathrm{ulp}(4w))/w + 2^{-48}$
+for the two-way threshold. The enclosure is $[\mathrm{clip}(g - E), \mathrm{clip}(g + E)]$; an undecided user
+is refined exactly (``Fraction``) in 1-D and in python-flint ``arb`` in 2-D ($R_1 = w/\sqrt{2}$ is
+irrational).
 """
 
 from __future__ import annotations
@@ -135,21 +136,28 @@ class _ConvexRamp(GeoQuery):
 
 
 class SoftThreshold(_ConvexRamp):
-    """Soft one-way threshold f_θ(x) = clip((x − t)/θ + 1/2, 0, 1) on R (LY Section 4.1.2).
+    r"""Soft one-way threshold $f_\theta(x) = \mathrm{clip}((x - t)/\theta + 1/2, 0, 1)$ on R (LY Section
+    4.1.2).
 
-    Smooths the hard threshold 1[x > t] over the band [t − θ/2, t + θ/2] (θ = ``width``, the *full* band
-    width). Global Lipschitz constant 1/θ. LY Lemma 4.1 (Λ = ∞, G = e^{βt};
-    docs/theory/geo-privacy.md#soft-one-way-threshold)::
+    Smooths the hard threshold $\mathbf{1}[x > t]$ over the band $[t - \theta/2, t + \theta/2]$ ($\theta$ =
+    ``width``, the *full* band width). Global Lipschitz constant $1/\theta$. LY Lemma 4.1 ($\Lambda = \infty$,
+    $G = e^{\beta t}$; docs/theory/geo-privacy.md#soft-one-way-threshold):
 
-        L(x)  = 1/θ if |x − t| ≤ θ/2, else 1/(|x − t| + θ/2)
-        S*(x) = 1/θ in the band, else max{ 1/(|x − t| + θ/2), e^{−β(|x − t| − θ/2)}/θ }
+    $$
+    L(x) = 1/\theta \text{ if } \vert x - t\vert \le \theta/2, \text{ else } 1/(\vert x - t\vert + \theta/2),
+    $$
 
-    and for G = 1 + βt the second term is 1/(θ(1 + β(|x − t| − θ/2))).
+    $$
+    S^*(x) = 1/\theta \text{ in the band, else }
+    \max\{ 1/(\vert x - t\vert + \theta/2), e^{-\beta(\vert x - t\vert - \theta/2)}/\theta \},
+    $$
+
+    and for $G = 1 + \beta t$ the second term is $1/(\theta(1 + \beta(\vert x - t\vert - \theta/2)))$.
 
     Parameters
     ----------
     threshold, width
-        Scalars or arrays (broadcast together to the grid of queries ``param_shape``); width > 0.
+        Scalars or arrays (broadcast together to the grid of queries ``param_shape``); $\mathrm{width} > 0$.
     """
 
     name = "soft one-way threshold"
@@ -193,19 +201,21 @@ class SoftThreshold(_ConvexRamp):
 
 
 class BoundedRange(_ConvexRamp):
-    """Soft range query ≈ 1[a ≤ x ≤ b] on R: the trapezoid max(0, 1 − dist(x, [a + θ/2, b − θ/2])/θ).
+    r"""Soft range query $\approx \mathbf{1}[a \le x \le b]$ on R: the trapezoid
+    $\max(0, 1 - \mathrm{dist}(x, [a + \theta/2, b - \theta/2])/\theta)$.
 
-    LY Appendix C.3 (docs/theory/geo-privacy.md#bounded-range); needs b − a ≥ θ. Ramps [a − θ/2, a + θ/2]
-    and [b − θ/2, b + θ/2], plateau 1, global Lipschitz constant 1/θ. With δ the distance to the plateau
-    and D the depth inside it: S* = 1/θ on the ramps, max{1/δ, e^{−β(δ−θ)}/θ} outside,
-    max{1/(D+θ), e^{−βD}/θ} on the plateau.
+    LY Appendix C.3 (docs/theory/geo-privacy.md#bounded-range); needs $b - a \ge \theta$. Ramps
+    $[a - \theta/2, a + \theta/2]$ and $[b - \theta/2, b + \theta/2]$, plateau 1, global Lipschitz constant
+    $1/\theta$. With $\delta$ the distance to the plateau and D the depth inside it: $S^* = 1/\theta$ on the
+    ramps, $\max\{1/\delta, e^{-\beta(\delta-\theta)}/\theta\}$ outside,
+    $\max\{1/(D+\theta), e^{-\beta D}/\theta\}$ on the plateau.
 
     Parameters
     ----------
     bounds
         (a, b): the range, scalars or arrays (broadcast with ``width`` to the grid of queries).
     width
-        θ > 0, scalar or array.
+        $\theta > 0$, scalar or array.
     """
 
     name = "bounded range"
@@ -271,22 +281,24 @@ class BoundedRange(_ConvexRamp):
 
 
 class TwoWayThreshold(_ConvexRamp):
-    """Two-way threshold f_τ ≈ 1[x₁ > T₁]·1[x₂ > T₂] on R² (LY Section 4.2, Claim 4.2, Lemma 4.3).
+    r"""Two-way threshold $f_\tau \approx \mathbf{1}[x_1 > T_1] \cdot \mathbf{1}[x_2 > T_2]$ on R² (LY Section
+    4.2, Claim 4.2, Lemma 4.3).
 
-    The rounded-corner construction with band width τ (``width``): R₁ = τ/√2, R₂ = R₁ + τ,
-    c = T + (R₁ + τ/2)(1, 1). f_τ = 1 on the quadrant {x ≥ T + τ/2} with its corner rounded by the disc
-    (c, R₁); f_τ = (R₂ − ‖x − c‖)/τ on the annular quarter, (x₁ − T₁ + τ/2)/τ and (x₂ − T₂ + τ/2)/τ on the
-    straight strips; 0 elsewhere. Equivalently f_τ = max(0, 1 − dist(x, A)/τ) with A convex, so Lemma
-    4.3's region table is :func:`~smoothdp.sensitivity.ramps.convex_ramp_smooth_sensitivity` of the
-    distance to the rounded band (arcs around c in the corner regions, not axis-aligned distances);
+    The rounded-corner construction with band width $\tau$ (``width``): $R_1 = \tau/\sqrt{2}$,
+    $R_2 = R_1 + \tau$, $c = T + (R_1 + \tau/2)(1, 1)$. $f_\tau = 1$ on the quadrant $\{x \ge T + \tau/2\}$
+    with its corner rounded by the disc $(c, R_1)$; $f_\tau = (R_2 - \Vert x - c\Vert)/\tau$ on the annular
+    quarter, $(x_1 - T_1 + \tau/2)/\tau$ and $(x_2 - T_2 + \tau/2)/\tau$ on the straight strips; 0 elsewhere.
+    Equivalently $f_\tau = \max(0, 1 - \mathrm{dist}(x, A)/\tau)$ with A convex, so Lemma 4.3's region table
+    is :func:`~smoothdp.sensitivity.ramps.convex_ramp_smooth_sensitivity` of the distance to the rounded band
+    (arcs around c in the corner regions, not axis-aligned distances);
     docs/theory/geo-privacy.md#two-way-threshold.
 
     Parameters
     ----------
     thresholds
-        (T₁, T₂), or an array of shape P + (2,) for a grid of queries.
+        $(T_1, T_2)$, or an array of shape P + (2,) for a grid of queries.
     width
-        τ > 0, scalar or shape P.
+        $\tau > 0$, scalar or shape P.
     """
 
     dimension = 2

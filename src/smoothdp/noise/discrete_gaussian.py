@@ -1,18 +1,20 @@
-"""The discrete Gaussian N_ℤ(0, σ²) on the integers: P(K = k) ∝ e^{−k²/(2σ²)}, sampled exactly.
+r"""The discrete Gaussian $N_\mathbb{Z}(0, \sigma^2)$ on the integers:
+$P(K = k) \propto e^{-k^2/(2\sigma^2)}$, sampled exactly.
 
-σ² is an exact rational (a :class:`fractions.Fraction`; a float is converted exactly). The sampler is
-Canonne, Kamath & Steinke, *The discrete Gaussian for differential privacy*, NeurIPS 2020, Algorithm 3:
-a discrete Laplace proposal Y with rate 1/t, t = ⌊σ⌋ + 1
+$\sigma^2$ is an exact rational (a :class:`fractions.Fraction`; a float is converted exactly). The sampler is
+Canonne, Kamath & Steinke, *The discrete Gaussian for differential privacy*, NeurIPS 2020, Algorithm 3: a
+discrete Laplace proposal Y with rate $1/t$, $t = \lfloor\sigma\rfloor + 1$
 (:func:`smoothdp.noise.exact_integer.discrete_laplace`, integer arithmetic), accepted with probability
-e^{−γ(Y)}, γ(y) = (|y| − σ²/t)²/(2σ²). Since −y²/(2σ²) = −γ(y) − |y|/t + σ²/(2t²), the accepted Y has
-exactly the discrete Gaussian law
-(docs/theory/counting-queries.md#exact-integer-samplers).
+$e^{-\gamma(Y)}$, $\gamma(y) = (\vert y\vert - \sigma^2/t)^2/(2\sigma^2)$. Since
+$-y^2/(2\sigma^2) = -\gamma(y) - \vert y\vert/t + \sigma^2/(2t^2)$, the accepted Y has exactly the discrete
+Gaussian law (docs/theory/counting-queries.md#exact-integer-samplers).
 
-The acceptance Bernoulli(e^{−γ}) is CKS20 Algorithm 1 run on γ/c, c = ⌈γ⌉ (e^{−γ} = (e^{−γ/c})^c). Its
-comparisons "uniform U < θ" are decided from **certified float enclosures** of θ (every + − × ÷ is
-correctly rounded by IEEE 754, and each result is widened outward by more than its rounding), so no
-``exp``/``log`` is evaluated; a comparison the enclosure cannot decide (probability about 2⁻⁵⁰) is decided
-exactly in rationals, drawing more bits of U until it is. The law is therefore exactly N_ℤ(0, σ²).
+The acceptance $\mathrm{Bernoulli}(e^{-\gamma})$ is CKS20 Algorithm 1 run on $\gamma/c$,
+$c = \lceil\gamma\rceil$ ($e^{-\gamma} = (e^{-\gamma/c})^c$). Its comparisons "uniform $U < \theta$" are
+decided from **certified float enclosures** of $\theta$ (every $+$, $-$, $\times$, $\div$ is correctly rounded
+by IEEE 754, and each result is widened outward by more than its rounding), so no ``exp``/``log`` is
+evaluated; a comparison the enclosure cannot decide (probability about $2^{-50}$) is decided exactly in
+rationals, drawing more bits of U until it is. The law is therefore exactly $N_\mathbb{Z}(0, \sigma^2)$.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ I64 = NDArray[np.int64]
 
 
 def check_sigma2(sigma2: Any, name: str = "sigma2") -> Fraction:
-    """σ² as an exact Fraction in [2⁻³⁰, 2⁹⁰]."""
+    r"""$\sigma^2$ as an exact Fraction in $[2^{-30}, 2^{90}]$."""
     try:
         fr = Fraction(sigma2)
     except (TypeError, ValueError, OverflowError) as err:
@@ -83,7 +85,8 @@ def _up(x: F64) -> F64:
 
 
 def acceptance_exponent_bounds(y: I64, sigma2: Fraction, t: int) -> tuple[F64, F64]:
-    """Floats γ⁻ ≤ γ(y) ≤ γ⁺ for γ(y) = (|y| − σ²/t)²/(2σ²); each correctly rounded step widened outward."""
+    r"""Floats $\gamma^- \le \gamma(y) \le \gamma^+$ for
+    $\gamma(y) = (\vert y\vert - \sigma^2/t)^2/(2\sigma^2)$; each correctly rounded step widened outward."""
     a = np.abs(y).astype(np.float64)  # exact: |y| < 2⁵³ (checked by the caller)
     mu_lo, mu_hi = _bounds(sigma2 / t)
     v_lo, v_hi = _bounds(2 * sigma2)
@@ -162,7 +165,7 @@ def _accept(y: I64, sigma2: Fraction, t: int, rng: np.random.Generator) -> NDArr
 
 
 def discrete_gaussian(sigma2: Any, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
-    """Exact draws of N_ℤ(0, σ²) (int64), CKS20 Algorithm 3 (module docstring)."""
+    r"""Exact draws of $N_\mathbb{Z}(0, \sigma^2)$ (int64), CKS20 Algorithm 3 (module docstring)."""
     s2 = check_sigma2(sigma2)
     shape = () if size is None else ((int(size),) if isinstance(size, int | np.integer) else tuple(size))
     n = math.prod(shape)
@@ -189,7 +192,8 @@ def _acceptance(s2: float, t: int) -> float:
 
 
 def discrete_gaussian_logpmf(k: Any, sigma2: Any) -> F64:
-    """ln P(K = k) for N_ℤ(0, σ²) (floats; the normalizer summed over |k| ≤ 40σ + 40)."""
+    r"""$\ln P(K = k)$ for $N_\mathbb{Z}(0, \sigma^2)$ (floats; the normalizer summed over
+    $\vert k\vert \le 40\sigma + 40$)."""
     s2 = float(check_sigma2(sigma2))
     kk = np.asarray(k, dtype=np.float64)
     return -(kk * kk) / (2.0 * s2) - _log_normalizer(s2)
@@ -204,7 +208,8 @@ def _log_normalizer(s2: float) -> float:
 
 
 def discrete_gaussian_variance(sigma2: Any) -> float:
-    """Var K for N_ℤ(0, σ²) (< σ²; equal to σ² up to e^{−2π²σ²} for large σ)."""
+    r"""$\mathrm{Var}\, K$ for $N_\mathbb{Z}(0, \sigma^2)$ ($< \sigma^2$; equal to $\sigma^2$ up to
+    $e^{-2\pi^2\sigma^2}$ for large $\sigma$)."""
     s2 = float(check_sigma2(sigma2))
     if s2 > 1e6:
         return s2

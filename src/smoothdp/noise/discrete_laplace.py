@@ -22,23 +22,26 @@ MAX_SCALE = 1e15
 
 
 class DiscreteLaplace(NoiseDistribution):
-    """The discrete Laplace law with scale t on ℤ (Inusah & Kozubowski 2006; scipy's ``dlaplace(1/t)``).
+    r"""The discrete Laplace law with scale t on ℤ (Inusah & Kozubowski 2006; scipy's ``dlaplace(1/t)``).
 
-    P(K = k) = tanh(1/(2t)) · e^{−|k|/t} = (1 − e^{−1/t})/(1 + e^{−1/t}) · e^{−|k|/t},   k ∈ ℤ.
+    $$
+    P(K = k) = \tanh(1/(2t)) \cdot e^{-\vert k\vert/t}
+    = (1 - e^{-1/t})/(1 + e^{-1/t}) \cdot e^{-\vert k\vert/t}, \quad k \in \mathbb{Z}.
+    $$
 
-    Var K = 2e^{−1/t}/(1 − e^{−1/t})². It is not a location-scale family: ``scale`` is the parameter t,
-    and ``with_scale`` builds the law with another t.
+    $\mathrm{Var}\, K = 2e^{-1/t}/(1 - e^{-1/t})^2$. It is not a location-scale family: ``scale`` is the
+    parameter t, and ``with_scale`` builds the law with another t.
 
     Conventions (a lattice law in a real-line protocol)
     ---------------------------------------------------
-    * ``pdf``/``logpdf`` return the **probability mass function**: P(K = x) for integer x, and 0 (log: −inf)
+    * ``pdf``/``logpdf`` return the **probability mass function**: $P(K = x)$ for integer x, and 0 (log: −inf)
       for any real x that is not an integer.
     * ``cdf(x) = P(K ≤ x)`` and ``sf(x) = P(K > x)`` for every real x (step functions); both are computed
       from the nearer tail, so neither is 1 minus a tiny number.
-    * ``ppf(q)`` is the smallest integer k with P(K ≤ k) ≥ q (scipy's convention), returned as floats
+    * ``ppf(q)`` is the smallest integer k with $P(K \le k) \ge q$ (scipy's convention), returned as floats
       (``ppf(0) = −inf``, ``ppf(1) = +inf``).
     * ``sample`` returns **int64** integers: the difference of two independent geometric variables with
-      success probability p = 1 − e^{−1/t}, which is exactly this law. The default sampler is exact in
+      success probability $p = 1 - e^{-1/t}$, which is exactly this law. The default sampler is exact in
       integer arithmetic for the rational rate 1/t of the float t (Canonne, Kamath & Steinke 2020,
       :mod:`smoothdp.noise.exact_integer`); ``numerics="float"`` uses numpy's ``geometric``, whose
       floating-point inversion is not exact.
@@ -109,19 +112,19 @@ class DiscreteLaplace(NoiseDistribution):
 
     # -- public API: the lattice is not rescaled ---------------------------------------------------------
     def logpdf(self, x: ArrayLike) -> NDArray[np.float64]:
-        """ln P(K = x); −inf where x is not an integer."""
+        r"""$\ln P(K = x)$; −inf where x is not an integer."""
         return self._logpdf_std(np.asarray(x, dtype=np.float64))
 
     def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
-        """P(K ≤ x) for real x."""
+        r"""$P(K \le x)$ for real x."""
         return self._cdf_std(np.asarray(x, dtype=np.float64))
 
     def sf(self, x: ArrayLike) -> NDArray[np.float64]:
-        """P(K > x) for real x."""
+        r"""$P(K > x)$ for real x."""
         return self._sf_std(np.asarray(x, dtype=np.float64))
 
     def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
-        """Smallest integer k with P(K ≤ k) ≥ q (as a float; ±inf at q = 0, 1)."""
+        r"""Smallest integer k with $P(K \le k) \ge q$ (as a float; ±inf at q = 0, 1)."""
         qa = np.asarray(q, dtype=np.float64)
         if np.any((qa < 0) | (qa > 1) | np.isnan(qa)):
             raise ValueError("q must hold probabilities in [0, 1]")
@@ -130,12 +133,12 @@ class DiscreteLaplace(NoiseDistribution):
     def sample(
         self, size: Size = None, rng: SeedLike = None, *, numerics: str = "exact"
     ) -> NDArray[np.int64] | int:
-        """Integer draws (int64). ``rng=None``: secure generator.
+        r"""Integer draws (int64). ``rng=None``: secure generator.
 
-        ``numerics="exact"`` (default): K = G₁ − G₂ with G₁, G₂ geometric with ratio e^{−1/t}, each drawn
-        exactly from uniform integers (no floating-point exp or log decides an outcome;
-        docs/theory/counting-queries.md#exact-integer-samplers), so K has exactly this law for the rate 1/t
-        of the float t (a rational with denominator below 2⁵³). ``"float"``: numpy's ``geometric`` (its
+        ``numerics="exact"`` (default): $K = G_1 - G_2$ with $G_1, G_2$ geometric with ratio $e^{-1/t}$, each
+        drawn exactly from uniform integers (no floating-point exp or log decides an outcome;
+        docs/theory/counting-queries.md#exact-integer-samplers), so K has exactly this law for the rate 1/t of
+        the float t (a rational with denominator below $2^{53}$). ``"float"``: numpy's ``geometric`` (its
         inversion is in floating point, so the law is only approximately this one).
         """
         gen = resolve_rng(rng)

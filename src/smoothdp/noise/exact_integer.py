@@ -1,4 +1,5 @@
-"""Exact samplers of integer noise in integer arithmetic: Bernoulli(e^{−γ}), geometric, discrete Laplace.
+r"""Exact samplers of integer noise in integer arithmetic: $\mathrm{Bernoulli}(e^{-\gamma})$, geometric,
+discrete Laplace.
 
 Every outcome is decided by comparing **uniform integers** (numpy's ``Generator.integers``, which is
 exactly uniform on its range) with integers: no floating-point ``exp`` or ``log`` takes part, so the
@@ -6,20 +7,24 @@ laws below hold exactly for the rational parameters given
 (docs/theory/counting-queries.md#exact-integer-samplers; Canonne, Kamath & Steinke, *The discrete
 Gaussian for differential privacy*, NeurIPS 2020, Algorithms 1 and 2, rearranged to run vectorized):
 
-* :func:`bernoulli_exp_neg`: Bernoulli(e^{−γ}) for γ = num/den ∈ [0, 1], by the alternating series
-  e^{−γ} = P(K odd), P(K ≥ k) = γ^{k−1}/(k−1)! (each step a Bernoulli(γ)·Bernoulli(1/k));
-* :func:`bernoulli_exp_neg_rational`: any rational γ ≥ 0, as e^{−⌊γ⌋}·e^{−(γ−⌊γ⌋)};
-* :func:`geometric`: P(G = g) = (1 − e^{−λ})e^{−λg} for a rational rate λ: for λ ≥ 2⁻⁶ by inversion of
-  one uniform 64-bit word against an exact table of ⌊e^{−λg}·2⁶⁴⌋ (built once per rate in ball
-  arithmetic; a word equal to a table entry takes more words); below, as G = U + T·V with T = ⌈1/λ⌉,
-  U ∈ {0, …, T−1} of mass ∝ e^{−λu} (by rejection) and V geometric with rate λT;
-* :func:`discrete_laplace`: K = G₁ − G₂, P(K = k) ∝ e^{−λ|k|}.
+* :func:`bernoulli_exp_neg`: $\mathrm{Bernoulli}(e^{-\gamma})$ for
+  $\gamma = \mathrm{num}/\mathrm{den} \in [0, 1]$, by the alternating series $e^{-\gamma} = P(K \text{ odd})$,
+  $P(K \ge k) = \gamma^{k-1}/(k-1)!$ (each step a $\mathrm{Bernoulli}(\gamma) \cdot \mathrm{Bernoulli}(1/k)$);
+* :func:`bernoulli_exp_neg_rational`: any rational $\gamma \ge 0$, as
+  $e^{-\lfloor\gamma\rfloor} \cdot e^{-(\gamma-\lfloor\gamma\rfloor)}$;
+* :func:`geometric`: $P(G = g) = (1 - e^{-\lambda})e^{-\lambda g}$ for a rational rate $\lambda$: for
+  $\lambda \ge 2^{-6}$ by inversion of one uniform 64-bit word against an exact table of
+  $\lfloor e^{-\lambda g} \cdot 2^{64}\rfloor$ (built once per rate in ball arithmetic; a word equal to a
+  table entry takes more words); below, as $G = U + T \cdot V$ with $T = \lceil 1/\lambda\rceil$,
+  $U \in \{0, \ldots, T-1\}$ of mass $\propto e^{-\lambda u}$ (by rejection) and V geometric with rate
+  $\lambda T$;
+* :func:`discrete_laplace`: $K = G_1 - G_2$, $P(K = k) \propto e^{-\lambda\vert k\vert}$.
 
-Vectorized: each loop below runs over the *steps* of the algorithms (a few dozen for 10⁶ draws), never
-over the draws; every step draws uniform integers for the draws still undecided.
+Vectorized: each loop below runs over the *steps* of the algorithms (a few dozen for $10^6$ draws), never over
+the draws; every step draws uniform integers for the draws still undecided.
 
-The rate is a :class:`fractions.Fraction` with denominator ≤ 2⁶² (so that every product compared fits in
-int64); :func:`rate_at_most` rounds a rate *down* onto such fractions (a larger noise scale: the guarantee
+The rate is a :class:`fractions.Fraction` with denominator $\le 2^{62}$ (so that every product compared fits
+in int64); :func:`rate_at_most` rounds a rate *down* onto such fractions (a larger noise scale: the guarantee
 of a mechanism calibrated to the unrounded rate still holds).
 """
 
@@ -57,8 +62,10 @@ Bools = NDArray[np.bool_]
 
 
 def rate_at_most(rate: Fraction) -> Fraction:
-    """The rate itself if its denominator is ≤ 2⁶², else ⌊rate·2⁶²⌋/2⁶² (≤ rate, relative loss
-    ≤ 2⁻⁶²/rate ≤ 2⁻¹² at the smallest rate 2⁻⁵⁰). Rounding a rate down widens the noise."""
+    r"""The rate itself if its denominator is $\le 2^{62}$, else
+    $\lfloor \mathrm{rate} \cdot 2^{62}\rfloor/2^{62}$ ($\le$ rate, relative loss
+    $\le 2^{-62}/\mathrm{rate} \le 2^{-12}$ at the smallest rate $2^{-50}$). Rounding a rate down widens the
+    noise."""
     rate = Fraction(rate)
     if rate.denominator <= MAX_DENOMINATOR:
         return rate
@@ -66,7 +73,8 @@ def rate_at_most(rate: Fraction) -> Fraction:
 
 
 def check_rate(rate: Any, name: str = "rate") -> Fraction:
-    """A rate λ (pmf ∝ e^{−λ|k|}) as a Fraction in [2⁻⁵⁰, ∞) with denominator ≤ 2⁶²."""
+    r"""A rate $\lambda$ (pmf $\propto e^{-\lambda\vert k\vert}$) as a Fraction in $[2^{-50}, \infty)$ with
+    denominator $\le 2^{62}$."""
     try:
         fr = Fraction(rate)
     except (TypeError, ValueError, OverflowError) as err:
@@ -88,11 +96,14 @@ def _flat_size(size: int | tuple[int, ...] | None) -> tuple[tuple[int, ...], int
 
 
 def bernoulli_exp_neg(num: I64 | int, den: int, n: int, rng: np.random.Generator) -> Bools:
-    """n independent Bernoulli(e^{−num_i/den}) draws, for integers 0 ≤ num_i ≤ den ≤ 2⁶².
+    r"""n independent $\mathrm{Bernoulli}(e^{-\mathrm{num}_i/\mathrm{den}})$ draws, for integers
+    $0 \le \mathrm{num}_i \le \mathrm{den} \le 2^{62}$.
 
-    CKS20 Algorithm 1: K = the first k ≥ 1 at which a Bernoulli(γ/k) fails; P(K ≥ k) = γ^{k−1}/(k−1)!,
-    so P(K odd) = Σ_m (−γ)^m/m! = e^{−γ}. Bernoulli(γ/k) is [W < num]·[J = 0] with W uniform on
-    {0, …, den−1} and J uniform on {0, …, k−1}, independent: probability (num/den)·(1/k).
+    CKS20 Algorithm 1: K = the first $k \ge 1$ at which a $\mathrm{Bernoulli}(\gamma/k)$ fails;
+    $P(K \ge k) = \gamma^{k-1}/(k-1)!$, so $P(K \text{ odd}) = \sum_m (-\gamma)^m/m! = e^{-\gamma}$.
+    $\mathrm{Bernoulli}(\gamma/k)$ is $[W < \mathrm{num}] \cdot [J = 0]$ with W uniform on
+    $\{0, \ldots, \mathrm{den}-1\}$ and J uniform on $\{0, \ldots, k-1\}$, independent: probability
+    $(\mathrm{num}/\mathrm{den}) \cdot (1/k)$.
     """
     if np.ndim(num) == 0:
         num = int(num)  # one numerator for every draw (a numpy scalar too)
@@ -123,10 +134,13 @@ def bernoulli_exp_neg(num: I64 | int, den: int, n: int, rng: np.random.Generator
 
 
 def bernoulli_exp_neg_rational(gamma: Fraction, n: int, rng: np.random.Generator) -> Bools:
-    """n independent Bernoulli(e^{−γ}) draws for one rational γ ≥ 0 with denominator ≤ 2⁶².
+    r"""n independent $\mathrm{Bernoulli}(e^{-\gamma})$ draws for one rational $\gamma \ge 0$ with denominator
+    $\le 2^{62}$.
 
-    e^{−γ} = (e^{−1})^{⌊γ⌋}·e^{−(γ − ⌊γ⌋)}: a draw succeeds when ⌊γ⌋ Bernoulli(e^{−1}) and one
-    Bernoulli(e^{−frac}) all succeed (independent). The ⌊γ⌋ rounds stop once every draw has failed.
+    $e^{-\gamma} = (e^{-1})^{\lfloor\gamma\rfloor} \cdot e^{-(\gamma - \lfloor\gamma\rfloor)}$: a draw
+    succeeds when $\lfloor\gamma\rfloor$ $\mathrm{Bernoulli}(e^{-1})$ and one
+    $\mathrm{Bernoulli}(e^{-\mathrm{frac}})$ all succeed (independent). The $\lfloor\gamma\rfloor$ rounds stop
+    once every draw has failed.
     """
     gamma = Fraction(gamma)
     whole = math.floor(gamma)
@@ -144,10 +158,12 @@ def bernoulli_exp_neg_rational(gamma: Fraction, n: int, rng: np.random.Generator
 
 
 def geometric(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
-    """Geometric draws G ≥ 0 with P(G = g) = (1 − e^{−λ})·e^{−λg}, λ = ``rate`` (exact).
+    r"""Geometric draws $G \ge 0$ with $P(G = g) = (1 - e^{-\lambda}) \cdot e^{-\lambda g}$, $\lambda$ =
+    ``rate`` (exact).
 
-    For λ ≥ 2⁻⁶ (:data:`TABLE_MIN_RATE`): by inversion against an exact table (:func:`geometric_by_table`:
-    one uniform 64-bit word per draw); below, from Bernoulli trials (:func:`geometric_by_trials`).
+    For $\lambda \ge 2^{-6}$ (:data:`TABLE_MIN_RATE`): by inversion against an exact table
+    (:func:`geometric_by_table`: one uniform 64-bit word per draw); below, from Bernoulli trials
+    (:func:`geometric_by_trials`).
     """
     lam = check_rate(rate)
     if lam >= TABLE_MIN_RATE:
@@ -201,12 +217,13 @@ def _thresholds(p: int, q: int) -> NDArray[np.uint64]:
 
 
 def geometric_by_table(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
-    """Geometric draws by exact inversion: with U uniform on (0, 1), G = #{g ≥ 1 : U < e^{−λg}} has
-    P(G ≥ g) = e^{−λg}. One uniform word a gives U ∈ [a, a + 1)·2⁻⁶⁴, and U < e^{−λg} is decided by
-    integers: true if a < F_g = ⌊e^{−λg}2⁶⁴⌋, false if a > F_g (e^{−λg}2⁶⁴ is not an integer for g ≥ 1);
-    a = F_g (or a = 0, where U may lie below the table) is refined by more words (:func:`_refine`,
-    probability below (g_max + 1)·2⁻⁶⁴). No floating-point function decides an outcome
-    (docs/theory/counting-queries.md#exact-integer-samplers)."""
+    r"""Geometric draws by exact inversion: with U uniform on $(0, 1)$,
+    $G = \#\{g \ge 1 : U < e^{-\lambda g}\}$ has $P(G \ge g) = e^{-\lambda g}$. One uniform word a gives
+    $U \in [a, a + 1) \cdot 2^{-64}$, and $U < e^{-\lambda g}$ is decided by integers: true if
+    $a < F_g = \lfloor e^{-\lambda g}2^{64}\rfloor$, false if $a > F_g$ ($e^{-\lambda g}2^{64}$ is not an
+    integer for $g \ge 1$); $a = F_g$ (or $a = 0$, where U may lie below the table) is refined by more words
+    (:func:`_refine`, probability below $(g_{\max} + 1) \cdot 2^{-64}$). No floating-point function decides an
+    outcome (docs/theory/counting-queries.md#exact-integer-samplers)."""
     lam = check_rate(rate)
     shape, n = _flat_size(size)
     table, count, mixed = _lookup(lam.numerator, lam.denominator)
@@ -246,13 +263,14 @@ def _refine(first: int, lam: Fraction, rng: np.random.Generator) -> int:
 
 
 def geometric_by_trials(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
-    """Geometric draws G ≥ 0 with P(G = g) = (1 − e^{−λ})·e^{−λg}, λ = ``rate`` (exact), from Bernoulli
-    trials in integer arithmetic.
+    r"""Geometric draws $G \ge 0$ with $P(G = g) = (1 - e^{-\lambda}) \cdot e^{-\lambda g}$, $\lambda$ =
+    ``rate`` (exact), from Bernoulli trials in integer arithmetic.
 
-    λ ≥ 1: G counts the successes of Bernoulli(e^{−λ}) before the first failure. λ < 1: G = U + T·V with
-    T = ⌈1/λ⌉ ≥ 2, U on {0, …, T−1} with P(U = u) ∝ e^{−λu} (a uniform u accepted with probability
-    e^{−λu}, λu < 1) and V counting the successes of Bernoulli(e^{−λT}); every g ≥ 0 is u + Tv in
-    exactly one way, and P(U = u, V = v) ∝ e^{−λ(u + Tv)}
+    $\lambda \ge 1$: G counts the successes of $\mathrm{Bernoulli}(e^{-\lambda})$ before the first failure.
+    $\lambda < 1$: $G = U + T \cdot V$ with $T = \lceil 1/\lambda\rceil \ge 2$, U on $\{0, \ldots, T-1\}$ with
+    $P(U = u) \propto e^{-\lambda u}$ (a uniform u accepted with probability $e^{-\lambda u}$,
+    $\lambda u < 1$) and V counting the successes of $\mathrm{Bernoulli}(e^{-\lambda T})$; every $g \ge 0$ is
+    $u + Tv$ in exactly one way, and $P(U = u, V = v) \propto e^{-\lambda(u + Tv)}$
     (docs/theory/counting-queries.md#exact-integer-samplers).
     """
     lam = check_rate(rate)
@@ -311,9 +329,12 @@ def _run_lengths(step: Fraction, n: int, rng: np.random.Generator) -> I64:
 
 
 def discrete_laplace(rate: Fraction, size: int | tuple[int, ...] | None, rng: np.random.Generator) -> I64:
-    """Discrete Laplace draws: P(K = k) = tanh(λ/2)·e^{−λ|k|} on ℤ, exactly, as K = G₁ − G₂.
+    r"""Discrete Laplace draws: $P(K = k) = \tanh(\lambda/2) \cdot e^{-\lambda\vert k\vert}$ on ℤ, exactly, as
+    $K = G_1 - G_2$.
 
-    (Σ_j p²e^{−λ(2j + |k|)} = p²e^{−λ|k|}/(1 − e^{−2λ}) = tanh(λ/2)e^{−λ|k|}, p = 1 − e^{−λ}.)
+    ($\sum_j p^2e^{-\lambda(2j + \vert k\vert)} = p^2e^{-\lambda\vert k\vert}/(1 - e^{-2\lambda})$
+    $= \tanh(\lambda/2)e^{-\lambda\vert k\vert}$,
+    $p = 1 - e^{-\lambda}$.)
     """
     shape, n = _flat_size(size)
     g = geometric(rate, 2 * n, rng)

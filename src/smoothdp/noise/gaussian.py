@@ -18,10 +18,10 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 class Gaussian(NoiseDistribution):
-    """The centred normal law with standard deviation ``scale`` = σ.
+    r"""The centred normal law with standard deviation ``scale`` $= \sigma$.
 
-    ``cdf`` uses :func:`scipy.special.ndtr` on the negative half-line (sf(x) = cdf(−x)), ``ppf`` uses
-    :func:`scipy.special.ndtri`, accurate in both tails. Sampling: numpy's ``standard_normal``.
+    ``cdf`` uses :func:`scipy.special.ndtr` on the negative half-line ($\mathrm{sf}(x) = \mathrm{cdf}(-x)$),
+    ``ppf`` uses :func:`scipy.special.ndtri`, accurate in both tails. Sampling: numpy's ``standard_normal``.
     """
 
     name = "gaussian"

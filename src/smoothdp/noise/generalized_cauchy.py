@@ -26,35 +26,42 @@ _MAX_ROUNDS = 200
 
 
 class GeneralizedCauchy(NoiseDistribution):
-    """The generalized Cauchy law GC(γ, σ) (Rider 1957; Liang & Yi, CCS 2024).
+    r"""The generalized Cauchy law $\mathrm{GC}(\gamma, \sigma)$ (Rider 1957; Liang & Yi, CCS 2024).
 
     Formulas: ``docs/theory/noise.md#generalized-cauchy``.
 
-    pdf(x) = C_γ / (σ (1 + |x/σ|^γ)),   C_γ = γ sin(π/γ) / (2π),   γ > 1.
+    $$
+    \mathrm{pdf}(x) = C_\gamma / (\sigma (1 + \vert x/\sigma\vert^\gamma)), \quad C_\gamma = \gamma
+    \sin(\pi/\gamma) / (2\pi), \quad \gamma > 1.
+    $$
 
-    GC(2, σ) is the Cauchy law; GC(4, σ) has variance exactly σ².
+    $\mathrm{GC}(2, \sigma)$ is the Cauchy law; $\mathrm{GC}(4, \sigma)$ has variance exactly $\sigma^2$.
 
-    Moments: E|X|^k = σ^k sin(π/γ)/sin((k+1)π/γ) for k < γ − 1, so the mean is 0 for γ > 2 (``nan``
-    otherwise) and the variance is σ² sin(π/γ)/sin(3π/γ) for γ > 3 (``inf`` otherwise).
+    Moments: $E\vert X\vert^k = \sigma^k \sin(\pi/\gamma)/\sin((k+1)\pi/\gamma)$ for $k < \gamma - 1$, so the
+    mean is 0 for $\gamma > 2$ (``nan`` otherwise) and the variance is
+    $\sigma^2 \sin(\pi/\gamma)/\sin(3\pi/\gamma)$ for $\gamma > 3$ (``inf`` otherwise).
 
     Notes
     -----
-    * CDF: F(z) = 1/2 + sgn(z)/2 · I_{|z|^γ/(1+|z|^γ)}(1/γ, 1−1/γ). We evaluate the tail
-      P(|Z| > t) = I_{1/(1+t^γ)}(1−1/γ, 1/γ) in log space (:mod:`smoothdp.noise._beta_tail`), so ``cdf``
-      and ``sf`` keep full relative precision far out; ``ppf`` inverts it with ``betaincinv``.
-    * Sampling (``docs/theory/noise.md#generalized-cauchy-sampler``) is exact rejection from a
-      uniform/Pareto envelope of |Z|: height 1 on [0, 1) and
-      x^{−γ} beyond, i.e. U[0, 1) with probability (γ−1)/γ and Pareto(γ−1) on [1, ∞) otherwise; accept
-      with probability 1/(1 + x^γ), resp. 1/(1 + x^{−γ}) (both ≥ 1/2). The acceptance rate is
-      (1/γ)(1−1/γ)π/sin(π/γ) ≥ π/4, the same as Jöhnk's algorithm for the Beta(1/γ, 1−1/γ) transform
-      of the CDF above, but each candidate costs one 64-bit word instead of two exponentials: 53 bits make
-      the proposal, 1 bit the sign and 10 bits a coarse acceptance uniform that decides unless its cell of
-      width 1/1024 holds the threshold, when a fresh 53-bit uniform refines it (exact). The ChaCha20
-      stream costs ~25 ns a word, so this is ~1.7× numpy's Laplace per draw, against ~2.6× for Jöhnk
-      and ~4.5× for the two-gamma ratio G₁/G₂. The Pareto tail beyond the 2⁻¹⁰ tail quantile of the
-      envelope is redrawn from a fresh exponential (memorylessness of the Pareto), so the polynomial
-      tail has no 2⁻⁵³ floor. Not root finding, and not the Beta transform itself: the tests check
-      the law (KS, χ² on equal-probability bins, extreme γ) against the CDF.
+    * CDF: $F(z) = 1/2 + \operatorname{sgn}(z)/2 \cdot I_w(1/\gamma, 1-1/\gamma)$ with
+      $w = \vert z\vert^\gamma/(1+\vert z\vert^\gamma)$. We evaluate the tail
+      $P(\vert Z\vert > t) = I_{1/(1+t^\gamma)}(1-1/\gamma, 1/\gamma)$ in log space
+      (:mod:`smoothdp.noise._beta_tail`), so ``cdf`` and ``sf`` keep full relative precision far out; ``ppf``
+      inverts it with ``betaincinv``.
+    * Sampling (``docs/theory/noise.md#generalized-cauchy-sampler``) is exact rejection from a uniform/Pareto
+      envelope of $\vert Z\vert$: height 1 on $[0, 1)$ and $x^{-\gamma}$ beyond, i.e. $U[0, 1)$ with
+      probability $(\gamma-1)/\gamma$ and $\mathrm{Pareto}(\gamma-1)$ on $[1, \infty)$ otherwise; accept with
+      probability $1/(1 + x^\gamma)$, resp. $1/(1 + x^{-\gamma})$ (both $\ge 1/2$). The acceptance rate is
+      $(1/\gamma)(1-1/\gamma)\pi/\sin(\pi/\gamma) \ge \pi/4$, the same as Jöhnk's algorithm for the
+      $\mathrm{Beta}(1/\gamma, 1-1/\gamma)$ transform of the CDF above, but each candidate costs one 64-bit
+      word instead of two exponentials: 53 bits make the proposal, 1 bit the sign and 10 bits a coarse
+      acceptance uniform that decides unless its cell of width 1/1024 holds the threshold, when a fresh 53-bit
+      uniform refines it (exact). The ChaCha20 stream costs ~25 ns a word, so this is ~1.7× numpy's Laplace
+      per draw, against ~2.6× for Jöhnk and ~4.5× for the two-gamma ratio $G_1/G_2$. The Pareto tail beyond
+      the $2^{-10}$ tail quantile of the envelope is redrawn from a fresh exponential (memorylessness of the
+      Pareto), so the polynomial tail has no $2^{-53}$ floor. Not root finding, and not the Beta transform
+      itself: the tests check the law (KS, $\chi^2$ on equal-probability bins, extreme $\gamma$) against the
+      CDF.
     * Hardened sampling (default, :class:`~smoothdp.exact.cauchy.GeneralizedCauchyLaw`): the same envelope
       and acceptance ratio with one 64-bit word per candidate too (sign, the first 10 bits of V, the
       first 53 bits of U), but each uniform is an infinite bit string continued by fresh words when a
@@ -152,7 +159,9 @@ class GeneralizedCauchy(NoiseDistribution):
         return 0.0 if self.gamma > 2.0 else math.nan
 
     def breakpoints(self) -> tuple[float, ...]:
-        """σ(γ−1)^{1/γ}, where |d/dx ln pdf| = γ|z|^{γ−1}/(1 + |z|^γ) (z = x/σ) is largest."""
+        r"""$\sigma(\gamma-1)^{1/\gamma}$, where
+        $\vert d/dx \ln\, \mathrm{pdf}\vert = \gamma\vert z\vert^{\gamma-1}/(1 + \vert z\vert^\gamma)$
+        ($z = x/\sigma$) is largest."""
         g = self.gamma
         return (self.scale * (g - 1.0) ** (1.0 / g),)
 

@@ -13,10 +13,12 @@ __all__ = ["Laplace"]
 
 
 class Laplace(NoiseDistribution):
-    """The Laplace distribution with location 0 and scale ``b``: pdf(x) = e^{−|x|/b} / (2b).
+    r"""The Laplace distribution with location 0 and scale ``b``:
+    $\mathrm{pdf}(x) = e^{-\vert x\vert/b} / (2b)$.
 
-    Hardened sampling (default): a sign bit and |Z| = −b·ln q from a lazily refined uniform q, so the
-    tail has no floor (the float sampler's tail stopped near |Z| ≈ 36b). ``numerics="float"``: numpy.
+    Hardened sampling (default): a sign bit and $\vert Z\vert = -b \ln q$ from a lazily refined uniform q, so
+    the tail has no floor (the float sampler's tail stopped near $\vert Z\vert \approx 36b$).
+    ``numerics="float"``: numpy.
     """
 
     name = "laplace"

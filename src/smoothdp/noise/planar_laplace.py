@@ -17,22 +17,23 @@ __all__ = ["PlanarLaplace"]
 
 
 class PlanarLaplace(NoiseDistribution):
-    """The planar (2-D, Euclidean) Laplace law with scale b: f(y) = e^{−‖y‖/b} / (2πb²), y ∈ ℝ².
+    r"""The planar (2-D, Euclidean) Laplace law with scale b: $f(y) = e^{-\Vert y\Vert/b} / (2\pi b^2)$,
+    $y \in \mathbb{R}^2$.
 
-    Adding it to a point gives (1/b)-geo-indistinguishability for the Euclidean metric. In polar
-    coordinates the radius R = ‖Y‖ is Gamma(2, b) (density r e^{−r/b}/b²) and the angle is uniform on
-    [0, 2π), independent of R.
+    Adding it to a point gives $(1/b)$-geo-indistinguishability for the Euclidean metric. In polar coordinates
+    the radius $R = \Vert Y\Vert$ is $\mathrm{Gamma}(2, b)$ (density $r e^{-r/b}/b^2$) and the angle is
+    uniform on $[0, 2\pi)$, independent of R.
 
     Conventions (a 2-D law in a 1-D protocol; ``dimension = 2``)
     -------------------------------------------------------------
     * ``pdf``/``logpdf`` take points of shape (..., 2) and return shape (...).
-    * ``cdf``, ``sf`` and ``ppf`` are those of the **radius** R: P(R ≤ r) = 1 − e^{−r/b}(1 + r/b), via the
+    * ``cdf``, ``sf`` and ``ppf`` are those of the **radius** R: $P(R \le r) = 1 - e^{-r/b}(1 + r/b)$, via the
       regularized incomplete gamma functions (accurate in both tails).
-    * ``sample(size)`` returns shape ``size + (2,)`` (shape (2,) for ``size=None``): R ~ Gamma(2, b) from
-      numpy's ``standard_gamma`` and a uniform angle.
-    * ``var()`` is the variance **of each coordinate**: E‖Y‖² = E R² = 6b², split evenly by symmetry, so
-      Var Y₁ = Var Y₂ = 3b² (and the coordinates are uncorrelated). ``std()`` is √3·b. ``mean()`` is 0 (each
-      coordinate).
+    * ``sample(size)`` returns shape ``size + (2,)`` (shape (2,) for ``size=None``):
+      $R \sim \mathrm{Gamma}(2, b)$ from numpy's ``standard_gamma`` and a uniform angle.
+    * ``var()`` is the variance **of each coordinate**: $E\Vert Y\Vert^2 = E R^2 = 6b^2$, split evenly by
+      symmetry, so $\mathrm{Var}\, Y_1 = \mathrm{Var}\, Y_2 = 3b^2$ (and the coordinates are uncorrelated).
+      ``std()`` is $\sqrt{3} \cdot b$. ``mean()`` is 0 (each coordinate).
     """
 
     name = "planar_laplace"

@@ -27,31 +27,38 @@ __all__ = ["PolyPlace"]
 
 
 class PolyPlace(NoiseDistribution):
-    """PolyPlace noise with scale ``s`` and shape ``α > 1`` (HT Definition 6).
+    r"""PolyPlace noise with scale ``s`` and shape ``α > 1`` (HT Definition 6).
 
-    HT Theorem 8: with a γ-smooth upper bound S on the local sensitivity and 0 < γ < ε,
-    ``q(D) + PolyPlace(S(D)/γ, ε/γ)`` is ε-DP. (The mechanism lives in :mod:`smoothdp.calibration`.)
+    HT Theorem 8: with a $\beta$-smooth upper bound S on the local sensitivity and
+    $0 < \beta < \varepsilon$, $q(D) + \mathrm{PolyPlace}(S(D)/\beta, \varepsilon/\beta)$ is
+    $\varepsilon$-DP. (The mechanism lives in :mod:`smoothdp.calibration`.)
 
     Parameters
     ----------
     scale
-        s > 0. The density's core is |x| < s/α; it behaves like Laplace(s/α) for large α.
+        $s > 0$. The density's core is $\vert x\vert < s/\alpha$; it behaves like $\mathrm{Laplace}(s/\alpha)$
+        for large $\alpha$.
     shape
-        α > 1. The tail decays like |x|^{−α−1}: the mean exists for every α > 1, the variance iff α > 2.
+        $\alpha > 1$. The tail decays like $\vert x\vert^{-\alpha-1}$: the mean exists for every $\alpha > 1$,
+        the variance iff $\alpha > 2$.
 
     Notes
     -----
-    * CDF in closed form (``docs/theory/noise.md#polyplace``): P(|X| > s u) = 1 − ((α−1)/K_α)(1 − (1−u)^α)
-      in the core and ((α+1)/K_α)(1 − 1/α²)^α (1+u)^{−α} in the tail; ``cdf`` and ``sf`` use the tail
-      mass directly, so both are accurate far out.
+    * CDF in closed form (``docs/theory/noise.md#polyplace``):
+      $P(\vert X\vert > s u) = 1 - ((\alpha-1)/K_\alpha)(1 - (1-u)^\alpha)$ in the core and
+      $((\alpha+1)/K_\alpha)(1 - 1/\alpha^2)^\alpha (1+u)^{-\alpha}$ in the tail; ``cdf`` and ``sf`` use the
+      tail mass directly, so both are accurate far out.
     * Hardened sampling (default): exact inverse transform from lazily refined uniform bits
       (:class:`smoothdp.exact.laws.PolyPlaceLaw`), rounded onto the public grid; no support cap.
-      ``numerics="float"``: inverse transform of a numpy exponential variate E = −ln P(|X| > |x|).
-    * The float CDF and inverse are written without cancellation for every α > 1 (the core tail mass is
-      (2r + (α−1)(1−u)^α)/K_α, a sum of positive terms) and clipped at the breakpoint, so they are
-      monotone across it and NaN-free as α → 1⁺ (β → ε) and for huge α.
-    * Variance (HT Lemma 13), finite iff α > 2:
-      σ² = 2s²[(19α²+5)r + (α−2)(α−1)²] / [(2r+α−1)(α²−1)(α²−4)], r = (1−1/α)^α.
+      ``numerics="float"``: inverse transform of a numpy exponential variate
+      $E = -\ln P(\vert X\vert > \vert x\vert)$.
+    * The float CDF and inverse are written without cancellation for every $\alpha > 1$ (the core tail mass is
+      $(2r + (\alpha-1)(1-u)^\alpha)/K_\alpha$, a sum of positive terms) and clipped at the breakpoint, so
+      they are monotone across it and NaN-free as $\alpha \to 1^+$ ($\beta \to \varepsilon$) and for huge
+      $\alpha$.
+    * Variance (HT Lemma 13), finite iff $\alpha > 2$:
+      $\sigma^2 = 2s^2[(19\alpha^2+5)r + (\alpha-2)(\alpha-1)^2] / [(2r+\alpha-1)(\alpha^2-1)(\alpha^2-4)]$,
+      $r = (1-1/\alpha)^\alpha$.
     """
 
     name = "polyplace"
@@ -85,7 +92,8 @@ class PolyPlace(NoiseDistribution):
         self._u_switch = -math.expm1(math.log(0.5 * (1.0 + r)) / alpha)
 
     def breakpoints(self) -> tuple[float, ...]:
-        """s/α, where core and tail meet: |d/dx ln pdf| rises to α/s there and falls beyond (HT Def. 6)."""
+        r"""$s/\alpha$, where core and tail meet: $\vert d/dx \ln\, \mathrm{pdf}\vert$ rises to $\alpha/s$
+        there and falls beyond (HT Def. 6)."""
         return (self.scale / self.shape,)
 
     # -- |X| from the tail mass, shared by ppf and the float sampler ----------------------------------------

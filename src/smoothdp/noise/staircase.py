@@ -36,23 +36,35 @@ _LISTED_BANDS = 64
 
 
 def optimal_gamma(epsilon: float) -> float:
-    """γ* = 1/(1 + e^{ε/2}), the band split that minimises E|Z| (Geng & Viswanath 2016, Corollary 6)."""
+    r"""$\gamma^* = 1/(1 + e^{\varepsilon/2})$, the band split that minimises $E\vert Z\vert$ (Geng &
+    Viswanath 2016, Corollary 6)."""
     return 1.0 / (1.0 + math.exp(min(0.5 * check_epsilon(epsilon), 700.0)))
 
 
 class Staircase(NoiseDistribution):
-    """The staircase law for sensitivity ``scale`` = Δ and budget ``epsilon`` (module docstring).
+    r"""The staircase law for sensitivity ``scale`` $= \Delta$ and budget ``epsilon`` (Geng & Viswanath 2016).
+
+    With $r = e^{-\varepsilon}$, the density is piecewise constant on bands of width $\Delta$:
+
+    $$
+    p(z) = c \cdot r^{L(\vert z\vert/\Delta)}, \quad c = (1 - r) / (2\Delta(\gamma + (1 - \gamma)r)), \quad
+    L(t) = \lfloor t + 1 - \gamma\rfloor,
+    $$
+
+    so two points at most $\Delta$ apart have levels differing by at most one: $f(x) + Z$ is $\varepsilon$-DP
+    for every f of sensitivity $\le \Delta$ (``docs/theory/moments.md#the-staircase-mechanism``).
 
     Parameters
     ----------
     scale
-        Δ > 0: the sensitivity the noise is calibrated for (a release f(x) + Z is ε-DP when f moves by at
-        most Δ between neighbours).
+        $\Delta > 0$: the sensitivity the noise is calibrated for (a release $f(x) + Z$ is $\varepsilon$-DP
+        when f moves by at most $\Delta$ between neighbours).
     epsilon
-        ε > 0.
+        $\varepsilon > 0$.
     gamma
-        γ ∈ (0, 1): the share of each band at the lower level (default γ* = 1/(1 + e^{ε/2})). Every γ gives
-        ε-DP; γ* minimises E|Z|.
+        $\gamma \in (0, 1)$: the share of each band at the lower level (default
+        $\gamma^* = 1/(1 + e^{\varepsilon/2})$). Every $\gamma$ gives $\varepsilon$-DP; $\gamma^*$ minimises
+        $E\vert Z\vert$.
     """
 
     name = "staircase"
@@ -142,12 +154,14 @@ class Staircase(NoiseDistribution):
         return second_g + 2.0 * mean_g * mean_v + second_v
 
     def mean_abs(self) -> float:
-        """E|Z| = Δ·(E G + E V) (Δ·e^{ε/2}/(e^ε − 1) at γ*)."""
+        r"""$E\vert Z\vert = \Delta \cdot (E G + E V)$ ($\Delta \cdot e^{\varepsilon/2}/(e^\varepsilon - 1)$
+        at $\gamma^*$)."""
         r, a, g = self._ratio, self._mass, self.gamma
         return self.scale * (r / (1.0 - r) + (g * g + r * (1.0 - g * g)) / (2.0 * a))
 
     def breakpoints(self) -> tuple[float, ...]:
-        """The jumps of the log density at k·Δ and (k + γ)·Δ, for the first bands."""
+        r"""The jumps of the log density at $k \cdot \Delta$ and $(k + \gamma) \cdot \Delta$, for the first
+        bands."""
         k = np.arange(_LISTED_BANDS, dtype=np.float64)
         return tuple(float(v) for v in np.sort(np.concatenate([k, k + self.gamma])) * self.scale)
 

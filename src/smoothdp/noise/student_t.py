@@ -18,21 +18,27 @@ __all__ = ["StudentT"]
 
 
 class StudentT(NoiseDistribution):
-    """Student's t law T(d, 0, σ) (``docs/theory/noise.md#students-t``; the T(3) sampler:
+    r"""Student's t law $T(d, 0, \sigma)$ (``docs/theory/noise.md#students-t``; the T(3) sampler:
     ``docs/theory/noise.md#exact-t3-sampler``).
 
-    pdf(x) = Γ((d+1)/2) / (Γ(d/2) √(dπ) σ) · (1 + (x/σ)²/d)^{−(d+1)/2}, for any real d > 0.
+    $$
+    \mathrm{pdf}(x) = \Gamma((d+1)/2) / (\Gamma(d/2) \sqrt{d\pi} \sigma) \cdot (1 +
+    (x/\sigma)^2/d)^{-(d+1)/2},
+    $$
 
-    Moments: mean 0 for d > 1 (``nan`` for d ≤ 1); variance σ² d/(d−2) for d > 2 and ``inf`` for d ≤ 2.
+    for any real $d > 0$.
+
+    Moments: mean 0 for $d > 1$ (``nan`` for $d \le 1$); variance $\sigma^2 d/(d-2)$ for $d > 2$ and ``inf``
+    for $d \le 2$.
 
     Notes
     -----
-    Tails through the incomplete beta function: P(|T| > t) = I_{d/(d+t²)}(d/2, 1/2), evaluated and
+    Tails through the incomplete beta function: $P(\vert T\vert > t) = I_{d/(d+t^2)}(d/2, 1/2)$, evaluated and
     inverted in log space (:mod:`smoothdp.noise._beta_tail`), so ``cdf``, ``sf`` and ``ppf`` stay accurate
     however far out (``scipy.special.stdtrit`` returns wrong values below about 1e-300). ``logpdf`` never
-    squares x, so it is finite up to the largest double. Sampling: for d = 3 exactly (the paper's default),
-    an exact two-uniform polar form (:func:`_standard_t3`: T² = 3U/(1 − U + tan² φ), about 60% of the cost
-    of numpy's sampler); otherwise numpy's ``standard_t`` (a normal over the root of an independent
+    squares x, so it is finite up to the largest double. Sampling: for $d = 3$ exactly (the paper's default),
+    an exact two-uniform polar form (:func:`_standard_t3`: $T^2 = 3U/(1 - U + \tan^2 \varphi)$, about 60% of
+    the cost of numpy's sampler); otherwise numpy's ``standard_t`` (a normal over the root of an independent
     chi-square), which accepts real d.
     """
 
@@ -77,7 +83,8 @@ class StudentT(NoiseDistribution):
         return 0.0 if self.df > 1.0 else math.nan
 
     def breakpoints(self) -> tuple[float, ...]:
-        """σ√ν, where |d/dx ln pdf| = (ν+1)|z|/(ν + z²) (z = x/σ) is largest."""
+        r"""$\sigma\sqrt{\nu}$, where $\vert d/dx \ln\, \mathrm{pdf}\vert = (\nu+1)\vert z\vert/(\nu + z^2)$
+        ($z = x/\sigma$) is largest."""
         return (self.scale * math.sqrt(self.df),)
 
     def _params(self) -> str:

@@ -1,20 +1,22 @@
-"""Smoothed differential privacy (LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023).
+r"""Smoothed differential privacy (LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023).
 
 Theory: ``docs/theory/smoothed-dp.md``.
 
-* :func:`privacy_profile`: δ_{ε,M}(x), the database-dependent privacy profile (LWX Definition 2), exact and in
-  log space for anonymous mechanisms; :func:`binary_privacy_profile` for every k of a binary database at once.
-* :func:`smoothed_delta`: δ_SDP by LWX Algorithm 1 with the convex-hull reduction (LWX Proposition 7).
-* Mechanisms (analysis objects, not :class:`smoothdp.mechanism.Mechanism` subclasses: their δ depends on the
-  data, so nothing is charged to an accountant): :class:`SamplingHistogram` (LWX Algorithm 2),
+* :func:`privacy_profile`: $\delta_{\varepsilon,M}(x)$, the database-dependent privacy profile (LWX Definition
+  2), exact and in log space for anonymous mechanisms; :func:`binary_privacy_profile` for every k of a binary
+  database at once.
+* :func:`smoothed_delta`: $\delta_{\mathrm{SDP}}$ by LWX Algorithm 1 with the convex-hull reduction (LWX
+  Proposition 7).
+* Mechanisms (analysis objects, not :class:`smoothdp.mechanism.Mechanism` subclasses: their $\delta$ depends
+  on the data, so nothing is charged to an accountant): :class:`SamplingHistogram` (LWX Algorithm 2),
   :class:`SamplingAverage` (LWX Algorithm 3, Theorem 4), :class:`QuantizedSamplingAverage` (the 8-bit SGD step
   of LWX Fig. 2 right). Their common base is :class:`SmoothedDPMechanism`.
 
 Modules (their imports form a DAG, each line importing only from the lines above):
 
 * ``_logmath``, ``hull``, ``base`` (shared pieces: base class, results, generic enumeration);
-* ``histogram_profile`` (closed forms of M_H), ``pairs`` (the pair reduction for m ≥ 3), ``binary``
-  (Algorithm 1 for two categories); ``bracket`` (certified bracket for m = 3 at large n);
+* ``histogram_profile`` (closed forms of $M_H$), ``pairs`` (the pair reduction for $m \ge 3$), ``binary``
+  (Algorithm 1 for two categories); ``bracket`` (certified bracket for $m = 3$ at large n);
 * ``algorithm1`` (general path and the :func:`smoothed_delta` dispatcher), ``profile``, ``quantized``;
 * ``mechanisms``; then ``montecarlo``, ``theory``.
 """

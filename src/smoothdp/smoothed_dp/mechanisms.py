@@ -1,20 +1,20 @@
-"""The sampling mechanisms analysed under smoothed DP (LWX = Liu, Wang & Xia, *Smoothed DP*, TMLR 2023).
+r"""The sampling mechanisms analysed under smoothed DP (LWX = Liu, Wang & Xia, *Smoothed DP*, TMLR 2023).
 
 Theory: ``docs/theory/smoothed-dp.md``.
 
-* :class:`SamplingHistogram` (LWX Algorithm 2, M_H): sample T records (without replacement by default) and
-  output their histogram. Under DP it is no better than (ε, T/n) for every ε (LWX Theorem 3(iii)); under
-  smoothed DP its δ is exponentially small in n (LWX Theorem 3(i)). Exact δ:
-  :func:`smoothdp.smoothed_dp.privacy_profile`, :func:`smoothdp.smoothed_dp.smoothed_delta`.
-* :class:`SamplingAverage` (LWX Algorithm 3, M_A): sample T real values in [0, 1] and output their mean. With
-  continuous inputs it is *not* private even under smoothed DP: no δ < η works (LWX Theorem 4); exactly,
-  δ(x) = T/n for almost every database.
+* :class:`SamplingHistogram` (LWX Algorithm 2, $M_H$): sample T records (without replacement by default) and
+  output their histogram. Under DP it is no better than $(\varepsilon, T/n)$ for every $\varepsilon$ (LWX
+  Theorem 3(iii)); under smoothed DP its $\delta$ is exponentially small in n (LWX Theorem 3(i)). Exact
+  $\delta$: :func:`smoothdp.smoothed_dp.privacy_profile`, :func:`smoothdp.smoothed_dp.smoothed_delta`.
+* :class:`SamplingAverage` (LWX Algorithm 3, $M_A$): sample T real values in $[0, 1]$ and output their mean.
+  With continuous inputs it is *not* private even under smoothed DP: no $\delta < \eta$ works (LWX Theorem 4);
+  exactly, $\delta(x) = T/n$ for almost every database.
 * :class:`QuantizedSamplingAverage` (defined in :mod:`smoothdp.smoothed_dp.quantized`, with its exact
   profile): the 8-bit "discrete sampling-average" of the SGD experiment (LWX Fig. 2 right).
 
 These mechanisms add no noise: all their randomness is the sampling. They are *analysed* here, and are not
-:class:`smoothdp.mechanism.Mechanism` subclasses: their δ depends on the database and on the set Π of data
-distributions, so there is no (ε, δ) fixed in advance to charge to an accountant (see
+:class:`smoothdp.mechanism.Mechanism` subclasses: their $\delta$ depends on the database and on the set $\Pi$
+of data distributions, so there is no $(\varepsilon, \delta)$ fixed in advance to charge to an accountant (see
 :class:`~smoothdp.smoothed_dp.base.SmoothedDPMechanism`). Each still declares ``name``, ``neighbours``
 (``"substitution"``: one record replaced, n fixed, as in LWX), ``proof`` and ``source``. A release of real
 data should go through a mechanism with a stated DP guarantee.
@@ -67,31 +67,32 @@ __all__ = [
 
 @dataclass(frozen=True, init=False)
 class SamplingHistogram(SmoothedDPMechanism):
-    """Sampling-histogram mechanism M_H (LWX Algorithm 2).
+    r"""Sampling-histogram mechanism $M_H$ (LWX Algorithm 2).
 
     Draw T records of the database uniformly **without replacement** (``replace=False``, the paper's
-    mechanism; T = ⌈ηn⌉ computed exactly, or T = ``size``) and output the histogram of the sample. With
-    ``replace=True`` the T draws are i.i.d. uniform records (Appendix variant): the output is Multinomial(T,
-    h/n).
+    mechanism; $T = \lceil \eta n\rceil$ computed exactly, or T = ``size``) and output the histogram of the
+    sample. With ``replace=True`` the T draws are i.i.d. uniform records (Appendix variant): the output is
+    $\mathrm{Multinomial}(T, h/n)$.
 
-    Guarantee (neighbours: one record substituted, n fixed, as in LWX). Under DP: (ε, δ_DP) for every ε
-    with δ_DP = T/n without replacement (LWX Theorem 3(iii): no δ < η works; the changed record is sampled
-    with probability T/n, which bounds the total variation) and δ_DP = 1 − (1 − 1/n)^T with replacement.
-    Under smoothed DP: the exact δ for a set of distributions Π is :func:`smoothdp.smoothed_dp.smoothed_delta`
-    (LWX Algorithm 1); it is exponentially small in n for f-strictly positive Π and ε ≥ ln(1/(1−η)) + c
-    (LWX Theorem 3(i)). Proof of the exact formulas:
-    ``docs/theory/smoothed-dp.md#sampling-histogram-mechanism``.
+    Guarantee (neighbours: one record substituted, n fixed, as in LWX). Under DP:
+    $(\varepsilon, \delta_{\mathrm{DP}})$ for every $\varepsilon$ with $\delta_{\mathrm{DP}} = T/n$ without
+    replacement (LWX Theorem 3(iii): no $\delta < \eta$ works; the changed record is sampled with probability
+    $T/n$, which bounds the total variation) and $\delta_{\mathrm{DP}} = 1 - (1 - 1/n)^T$ with replacement.
+    Under smoothed DP: the exact $\delta$ for a set of distributions $\Pi$ is
+    :func:`smoothdp.smoothed_dp.smoothed_delta` (LWX Algorithm 1); it is exponentially small in n for
+    f-strictly positive $\Pi$ and $\varepsilon \ge \ln(1/(1-\eta)) + c$ (LWX Theorem 3(i)). Proof of the exact
+    formulas: ``docs/theory/smoothed-dp.md#sampling-histogram-mechanism``.
 
-    Why it is not a :class:`smoothdp.mechanism.Mechanism`: its only fixed guarantee, (ε, T/n), is useless,
-    and its useful one depends on the database and on Π, which is not a budget fixed before the data are
-    seen. It is an object of analysis: nothing is charged to an accountant.
+    Why it is not a :class:`smoothdp.mechanism.Mechanism`: its only fixed guarantee, $(\varepsilon, T/n)$, is
+    useless, and its useful one depends on the database and on $\Pi$, which is not a budget fixed before the
+    data are seen. It is an object of analysis: nothing is charged to an accountant.
 
     Parameters
     ----------
     eta
         Sampling rate in (0, 1). Floats are read as the decimal they print as (0.998 = 499/500).
     size
-        Fixed number of records T ≥ 1 (instead of ``eta``).
+        Fixed number of records $T \ge 1$ (instead of ``eta``).
     replace
         Sample with replacement (default False: without replacement, as in the paper).
     """
@@ -112,11 +113,12 @@ class SamplingHistogram(SmoothedDPMechanism):
         object.__setattr__(self, "replace", bool(replace))
 
     def removed(self, n: int) -> int:
-        """L = n − T: the number of records left out (without replacement)."""
+        r"""$L = n - T$: the number of records left out (without replacement)."""
         return int(n) - self.sample_size(n)
 
     def dp_delta(self, n: int) -> float:
-        """The smallest δ for which M_H is (ε, δ)-DP, any ε > 0: T/n, or 1 − (1−1/n)^T with replacement."""
+        r"""The smallest $\delta$ for which $M_H$ is $(\varepsilon, \delta)$-DP, any $\varepsilon > 0$: $T/n$,
+        or $1 - (1-1/n)^T$ with replacement."""
         t = self.sample_size(n)
         if self.replace:
             return float(-np.expm1(t * np.log1p(-1.0 / n))) if n > 1 else 1.0
@@ -125,7 +127,7 @@ class SamplingHistogram(SmoothedDPMechanism):
     def sample(
         self, histogram: ArrayLike, size: int | None = None, rng: SeedLike = None
     ) -> NDArray[np.int64]:
-        """Draw outputs (sampled histograms) of M_H on ``histogram``; shape (m,) or (size, m)."""
+        r"""Draw outputs (sampled histograms) of $M_H$ on ``histogram``; shape (m,) or (size, m)."""
         h = check_histogram(histogram)
         t = self.sample_size(int(h.sum()))
         gen = resolve_rng(rng)
@@ -134,10 +136,11 @@ class SamplingHistogram(SmoothedDPMechanism):
         return gen.multivariate_hypergeometric(h, t, size=size)
 
     def output_log_pmf(self, histogram: ArrayLike) -> dict[tuple[int, ...], float]:
-        """The whole output law {sampled histogram: ln probability}, by enumeration (small cases only).
+        r"""The whole output law {sampled histogram: ln probability}, by enumeration (small cases only).
 
-        Without replacement: P(s) = Π_i C(h_i, s_i) / C(n, T) (multivariate hypergeometric); with replacement:
-        Multinomial(T, h/n). Used by the generic path of :func:`privacy_profile` and as a cross-check.
+        Without replacement: $P(s) = \prod_i C(h_i, s_i) / C(n, T)$ (multivariate hypergeometric); with
+        replacement: $\mathrm{Multinomial}(T, h/n)$. Used by the generic path of :func:`privacy_profile` and
+        as a cross-check.
         """
         h = check_histogram(histogram)
         n = int(h.sum())
@@ -249,20 +252,21 @@ class SamplingHistogram(SmoothedDPMechanism):
 
 @dataclass(frozen=True, init=False)
 class SamplingAverage(SmoothedDPMechanism):
-    """Continuous sampling-average mechanism M_A (LWX Algorithm 3).
+    r"""Continuous sampling-average mechanism $M_A$ (LWX Algorithm 3).
 
-    Data in [0, 1]; draw T = ⌈ηn⌉ (or ``size``) values without replacement and output their mean.
+    Data in $[0, 1]$; draw $T = \lceil \eta n\rceil$ (or ``size``) values without replacement and output their
+    mean.
 
     Guarantee: none better than the trivial one (neighbours: one record substituted, n fixed). LWX Theorem 4:
-    for any strictly positive Π over [0, 1] and any ε ≥ 0 there is no δ < η with M_A (ε, δ, Π)-smoothed DP.
-    Exactly (our statement, proved the same way): when no two subset sums of the database coincide
-    (probability one for continuous Π), replacing record i by a new value changes the output exactly when i
-    is sampled, and the two output laws on that event have disjoint supports, so δ_{ε,M_A}(x) = T/n for every
-    ε — the DP value. :meth:`smoothed_delta` returns it.
-    Proof: ``docs/theory/smoothed-dp.md#sampling-average``.
+    for any strictly positive $\Pi$ over $[0, 1]$ and any $\varepsilon \ge 0$ there is no $\delta < \eta$ with
+    $M_A$ $(\varepsilon, \delta, \Pi)$-smoothed DP. Exactly (our statement, proved the same way): when no two
+    subset sums of the database coincide (probability one for continuous $\Pi$), replacing record i by a new
+    value changes the output exactly when i is sampled, and the two output laws on that event have disjoint
+    supports, so $\delta_{\varepsilon,M_A}(x) = T/n$ for every $\varepsilon$ — the DP value.
+    :meth:`smoothed_delta` returns it. Proof: ``docs/theory/smoothed-dp.md#sampling-average``.
 
     Why it is not a :class:`smoothdp.mechanism.Mechanism`: it is a counterexample kept for analysis (its only
-    guarantee, δ = T/n, is the trivial one); nothing is charged to an accountant.
+    guarantee, $\delta = T/n$, is the trivial one); nothing is charged to an accountant.
     """
 
     name: ClassVar[str] = "sampling_average"
@@ -277,11 +281,13 @@ class SamplingAverage(SmoothedDPMechanism):
         object.__setattr__(self, "size", fixed)
 
     def smoothed_delta(self, n: int) -> float:
-        """T/n: the exact δ under smoothed DP for any continuous Π and any ε (LWX Theorem 4; the DP value)."""
+        r"""$T/n$: the exact $\delta$ under smoothed DP for any continuous $\Pi$ and any $\varepsilon$ (LWX
+        Theorem 4; the DP value)."""
         return self.dp_delta(n)
 
     def sample(self, data: ArrayLike, size: int | None = None, rng: SeedLike = None) -> NDArray[np.float64]:
-        """Draw outputs (means of T values sampled without replacement) of M_A on ``data`` ⊂ [0, 1]."""
+        r"""Draw outputs (means of T values sampled without replacement) of $M_A$ on ``data``
+        $\subset [0, 1]$."""
         x = check_data(data, "data", ndim=1)
         if np.any((x < 0) | (x > 1)):
             raise ValueError("data must lie in [0, 1] (Algorithm 3's domain)")

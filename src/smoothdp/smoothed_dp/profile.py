@@ -1,14 +1,22 @@
-"""The database-dependent privacy profile δ_{ε,M}(x) (LWX Definition 2) of anonymous mechanisms.
+r"""The database-dependent privacy profile $\delta_{\varepsilon,M}(x)$ (LWX Definition 2) of anonymous
+mechanisms.
 
 LWX = Liu, Wang & Xia, *Smoothed Differential Privacy*, TMLR 2023; theory:
 ``docs/theory/smoothed-dp.md#privacy-profile``.
 
-    d_{ε,M}(x, x') = max_S Pr[M(x) ∈ S] − e^ε Pr[M(x') ∈ S]
-                   = Σ_o (P_x(o) − e^ε P_{x'}(o))_+                        (discrete outputs)
-    δ_{ε,M}(x)     = max(0, max_{x' ≃ x} d(x, x'), max_{x' ≃ x} d(x', x))   (x' replaces one record)
+$$
+d_{\varepsilon,M}(x, x') = \max_S \Pr[M(x) \in S] - e^\varepsilon \Pr[M(x') \in S]
+= \sum_o (P_x(o) - e^\varepsilon P_{x'}(o))_+ \quad \text{(discrete outputs)},
+$$
 
-LWX Theorem 1: M is (ε, δ)-DP iff max_x δ_{ε,M}(x) ≤ δ. For an anonymous mechanism (output law a function of
-the histogram h) the neighbours of h are h − e_a + e_b (a record of category a becomes b).
+$$
+\delta_{\varepsilon,M}(x) = \max(0, \max_{x' \simeq x} d(x, x'), \max_{x' \simeq x} d(x', x))
+\quad (x' \text{ replaces one record}).
+$$
+
+LWX Theorem 1: M is $(\varepsilon, \delta)$-DP iff $\max_x \delta_{\varepsilon,M}(x) \le \delta$. For an
+anonymous mechanism (output law a function of the histogram h) the neighbours of h are $h - e_a + e_b$ (a
+record of category a becomes b).
 
 :func:`privacy_profile` is a thin dispatcher. A smoothed-DP mechanism of this package computes its profile in
 its ``_privacy_profile`` method:
@@ -17,7 +25,7 @@ its ``_privacy_profile`` method:
   binary closed form, the general-m one-dimensional conditioning sum, and sampling with replacement through
   binomials; ``method="generic"`` enumerates the outputs instead (a cross-check).
 * ``QuantizedSamplingAverage``: the exact sampled-sum recursion (:mod:`smoothdp.smoothed_dp.quantized`).
-* ``SamplingAverage``: refused (continuous outputs; its δ is T/n, LWX Theorem 4).
+* ``SamplingAverage``: refused (continuous outputs; its $\delta$ is $T/n$, LWX Theorem 4).
 
 Any other object with ``output_log_pmf(histogram) -> {output: ln P}`` (small cases) takes the generic path,
 which enumerates the outputs of h and of every neighbour.
@@ -55,7 +63,8 @@ def privacy_profile(
     *,
     method: str = "auto",
 ) -> ProfileValue:
-    """δ_{ε,M}(h): the database-dependent privacy profile of an anonymous mechanism (LWX Definition 2).
+    r"""$\delta_{\varepsilon,M}(h)$: the database-dependent privacy profile of an anonymous mechanism (LWX
+    Definition 2).
 
     Parameters
     ----------
@@ -63,16 +72,17 @@ def privacy_profile(
         A :class:`SamplingHistogram`, a :class:`QuantizedSamplingAverage` (histogram over its codes
         low..high), or any object with ``output_log_pmf(histogram) -> {output: ln probability}``.
     histogram
-        Counts per category (m ≥ 2 non-negative integers, total n ≥ 1).
+        Counts per category ($m \ge 2$ non-negative integers, total $n \ge 1$).
     epsilon
-        ε > 0.
+        $\varepsilon > 0$.
     method
         ``"auto"`` (the exact fast path when there is one) or ``"generic"`` (enumerate the outputs).
 
     Returns
     -------
     ProfileValue
-        δ, ln δ, log10 δ and the worst neighbour. All computations are in log space (δ may be 1e-500).
+        $\delta$, $\ln \delta$, $\log_{10} \delta$ and the worst neighbour. All computations are in log space
+        ($\delta$ may be $10^{-500}$).
     """
     eps = check_epsilon(epsilon)
     if method not in ("auto", "generic"):
@@ -91,11 +101,12 @@ def privacy_profile(
 def binary_privacy_profile(
     mechanism: SmoothedDPMechanism, n: int, epsilon: float, counts: ArrayLike | None = None
 ) -> NDArray[np.float64]:
-    """ln δ(k) (natural log) of M_H on binary databases with k records of category 1, for all k = 0..n.
+    r"""$\ln \delta(k)$ (natural log) of $M_H$ on binary databases with k records of category 1, for all
+    $k = 0, \ldots, n$.
 
-    The vectorized form of :func:`privacy_profile` for m = 2 (LWX Figure 1 and the inner step of Algorithm 1):
-    δ(k) = max{A(k), A(n−k+1) [k ≥ 1]; A(n−k), A(k+1) [k ≤ n−1]} with A the closed-form kernel of
-    :mod:`smoothdp.smoothed_dp.histogram_profile`. Divide by ln 10 for log10.
+    The vectorized form of :func:`privacy_profile` for $m = 2$ (LWX Figure 1 and the inner step of Algorithm
+    1): $\delta(k) = \max\{A(k), A(n-k+1) [k \ge 1]; A(n-k), A(k+1) [k \le n-1]\}$ with A the closed-form
+    kernel of :mod:`smoothdp.smoothed_dp.histogram_profile`. Divide by ln 10 for log10.
 
     Parameters
     ----------

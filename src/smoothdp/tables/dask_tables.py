@@ -193,7 +193,7 @@ def _count_partition(pdf: Any, n_groups: int) -> NDArray[np.int64]:
 
 
 def _sum_partition(pdf: Any, column: str, n_groups: int, quantizer: Any) -> NDArray[Any]:
-    from smoothdp.central.counting_batch import grouped_sums
+    from smoothdp.central.counting.batch import grouped_sums
 
     values = as_float_array(pdf[column], name=f"column {column!r}")
     return grouped_sums(values, pdf[GROUP].to_numpy(np.int64), n_groups, quantizer).reshape(1, -1)
@@ -235,7 +235,7 @@ def _statistics(
     import dask
     import pandas as pd
 
-    from smoothdp.central.counting import NoisySum
+    from smoothdp.central.counting.queries import NoisySum
 
     budget = query.budget
     plan = query.plan

@@ -161,17 +161,17 @@ def run_count(
 ) -> StatisticResult:
     """Every group's count at once: the exact counts of the group codes, plus the noise of
     :func:`smoothdp.histogram` over the categories 0 … G − 1 (its mechanism,
-    :class:`~smoothdp.central.counting.NoisyHistogram`, under add/remove: a person's k rows move the count
-    vector by at most k in ℓ1, so the caller passes ε/k)."""
-    from smoothdp.central.counting_batch import cell_counts
+    :class:`~smoothdp.central.counting.queries.NoisyHistogram`, under add/remove: a person's k rows move the
+    count vector by at most k in ℓ1, so the caller passes ε/k)."""
+    from smoothdp.central.counting.batch import cell_counts
 
     return noisy_counts(cell_counts(groups, max(n_groups, 1))[:n_groups], epsilon=epsilon, rng=rng)
 
 
 def noisy_counts(counts: NDArray[Any], *, epsilon: float, rng: np.random.Generator) -> StatisticResult:
     """Exact per-group counts plus the histogram's noise (one draw per group, one vector)."""
-    from smoothdp.central.counting import NoisyHistogram
-    from smoothdp.central.counting_batch import add_integer_noise
+    from smoothdp.central.counting.batch import add_integer_noise
+    from smoothdp.central.counting.queries import NoisyHistogram
 
     g = counts.size
     if g == 0:
@@ -194,10 +194,10 @@ def run_sum(
     rng: np.random.Generator,
 ) -> StatisticResult:
     """Every group's clipped sum in one batch: the noisy sum of :func:`smoothdp.sum` (the same
-    :class:`~smoothdp.central.counting.NoisySum` calibration, one exact lattice sum per group, one noise
-    vector), each group's sum ε-DP under ``neighbours`` for one row."""
-    from smoothdp.central.counting import NoisySum
-    from smoothdp.central.counting_batch import noisy_grouped_sums
+    :class:`~smoothdp.central.counting.queries.NoisySum` calibration, one exact lattice sum per group, one
+    noise vector), each group's sum ε-DP under ``neighbours`` for one row."""
+    from smoothdp.central.counting.batch import noisy_grouped_sums
+    from smoothdp.central.counting.queries import NoisySum
 
     mech = NoisySum(bounds=bounds, epsilon=epsilon, neighbours=neighbours)
     q = mech.quantizer
@@ -209,7 +209,8 @@ def run_sum(
 
 
 def sum_meta(mech: Any, neighbours: str) -> dict[str, Any]:
-    """The public description of a batch of noisy sums (a :class:`~smoothdp.central.counting.NoisySum`)."""
+    """The public description of a batch of noisy sums (a
+    :class:`~smoothdp.central.counting.queries.NoisySum`)."""
     q = mech.quantizer
     details = {"neighbours": neighbours, "bounds": (q.lower, q.upper), "quantum": q.quantum,
                "noise": mech.noise.family}  # fmt: skip

@@ -9,12 +9,13 @@
 Noise: :class:`~smoothdp.noise.Staircase` for that sensitivity (default; the ε-DP additive noise of least
 expected |error|, Geng & Viswanath 2016) or Laplace(Δ/ε). Exact release
 (docs/theory/floating-point.md#the-exact-release-path): the statistic is an exact rational
-(:func:`~smoothdp.central.statistics.exact_sum`, :func:`~smoothdp.central.moment_sums.exact_variance`)
-and the output is exactly the rounding onto a public grid of statistic + Z. The release is clamped into
-[a, b] (the mean) or [0, (b − a)²·n/(4(n − ddof))] (the variance): post-processing.
+(:func:`~smoothdp.central.smooth_sensitivity.statistics.exact_sum`,
+:func:`~smoothdp.central.moments.exact_sums.exact_variance`) and the output is exactly the rounding onto a
+public grid of statistic + Z. The release is clamped into [a, b] (the mean) or [0, (b − a)²·n/(4(n − ddof))]
+(the variance): post-processing.
 
 :func:`release_mean` and :func:`release_variance` do one release on given bounds; the mechanisms on a
-private range (:mod:`smoothdp.central.range_moments`) call them with the range they found.
+private range (:mod:`smoothdp.central.moments.on_private_range`) call them with the range they found.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moment_sums import exact_variance
+from smoothdp.central.moments.exact_sums import exact_variance
 from smoothdp.central.quantiles import prepare_data
-from smoothdp.central.statistics import exact_sum
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

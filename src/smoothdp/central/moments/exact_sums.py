@@ -1,12 +1,12 @@
 """Exact sums of squares and exact variances of floats, as rationals (docs/central.md#exact-statistics).
 
-The mean's exact value comes from :func:`~smoothdp.central.statistics.exact_sum`; the variance needs Σ x_i²
-exactly too, and a float square is rounded. Each square is written as a sum of three exact float products
-(Veltkamp's split, Dekker 1971): x = h + l with h = fl(c·x) − fl(fl(c·x) − x), c = 2^27 + 1, where h has at
-most 26 significant bits and l = x − h at most 27 (with its sign), so h², 2·h·l and l² are exact floats
-whenever they neither overflow nor underflow, and x² = h² + 2hl + l² exactly. Records are first scaled by
-a power of two into [2^-480, 2^500) (exact: only the exponent changes), in three groups (|x| ≥ 2^500 by
-2^-600, |x| < 2^-480 by 2^600, the rest as they are), so that every product lies in [2^-1000, 2^1000]; each
+The mean's exact value comes from :func:`~smoothdp.central.smooth_sensitivity.statistics.exact_sum`; the
+variance needs Σ x_i² exactly too, and a float square is rounded. Each square is written as a sum of three
+exact float products (Veltkamp's split, Dekker 1971): x = h + l with h = fl(c·x) − fl(fl(c·x) − x), c = 2^27 +
+1, where h has at most 26 significant bits and l = x − h at most 27 (with its sign), so h², 2·h·l and l² are
+exact floats whenever they neither overflow nor underflow, and x² = h² + 2hl + l² exactly. Records are first
+scaled by a power of two into [2^-480, 2^500) (exact: only the exponent changes), in three groups (|x| ≥ 2^500
+by 2^-600, |x| < 2^-480 by 2^600, the rest as they are), so that every product lies in [2^-1000, 2^1000]; each
 group's three product arrays are summed exactly by :func:`exact_sum` and divided by its scale squared.
 Vectorized over the records; about 3 ms for 10^5 records.
 
@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from smoothdp.central.statistics import exact_sum
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 
 __all__ = ["exact_sum_of_squares", "exact_variance"]
 

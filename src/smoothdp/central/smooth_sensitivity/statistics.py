@@ -25,8 +25,9 @@ method in place of x.
 
 Formulas and proofs: docs/theory/smooth-sensitivity.md#median-and-quantiles (order statistics, NRS07 §3.1),
 docs/theory/smooth-sensitivity.md#minimum-and-maximum, docs/theory/smooth-sensitivity.md#trimmed-mean (BS19)
-and docs/theory/smooth-sensitivity.md#mean-with-clipping, computed by :mod:`smoothdp.central._pairs` in
-O(n log n) after sorting (docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm).
+and docs/theory/smooth-sensitivity.md#mean-with-clipping, computed by
+:mod:`smoothdp.central.smooth_sensitivity._pairs` in O(n log n) after sorting
+(docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm).
 
 NRS07 = Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private data analysis", STOC 2007;
 BS19 = Bun & Steinke, "Average-case averages: private algorithms for smooth sensitivity and mean
@@ -44,7 +45,11 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central._pairs import PairProblem, local_sensitivity_at, smooth_sensitivity_pairs
+from smoothdp.central.smooth_sensitivity._pairs import (
+    PairProblem,
+    local_sensitivity_at,
+    smooth_sensitivity_pairs,
+)
 from smoothdp.keywords import check_keywords_of
 from smoothdp.scale.engine import Records, as_records
 from smoothdp.sensitivity.rounding import round_up

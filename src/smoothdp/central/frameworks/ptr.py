@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.central.smooth_sensitivity.statistics import PreparedData, Statistic
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -102,7 +102,8 @@ class ProposeTestRelease(Mechanism):
     Parameters
     ----------
     statistic
-        A :class:`~smoothdp.central.statistics.Statistic` (its ``local_sensitivity(x, k)`` gives A^(k)).
+        A :class:`~smoothdp.central.smooth_sensitivity.statistics.Statistic` (its ``local_sensitivity(x, k)``
+        gives A^(k)).
     proposed_bound
         b > 0, the proposed bound on the local sensitivity; it must not depend on the data.
     epsilon

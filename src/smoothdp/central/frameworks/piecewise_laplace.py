@@ -3,8 +3,8 @@ piece by piece.
 
 Durfee ("Unifying Laplace mechanism with instance optimality in differential privacy", arXiv 2505.02798,
 2025) interpolates the inverse-sensitivity path length linearly between consecutive reach points. With
-the (smoothed) reach L_k^ρ, U_k^ρ of :mod:`smoothdp.central.inverse_sensitivity`, the continuous path length
-is ℓ(t) = 0 on the core [L_0, U_0], and
+the (smoothed) reach L_k^ρ, U_k^ρ of :mod:`smoothdp.central.frameworks.inverse_sensitivity`, the continuous
+path length is ℓ(t) = 0 on the core [L_0, U_0], and
 
     ℓ(t) = (k − 1) + (t − U_{k−1})/(U_k − U_{k−1})   on the upper piece [U_{k−1}, U_k],
 
@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.inverse_sensitivity import ReachMechanism
+from smoothdp.central.frameworks.inverse_sensitivity import ReachMechanism
 from smoothdp.exact import truncated_exponential_on_grid, uniform_on_grid
 from smoothdp.keywords import check_keywords_of
 
@@ -47,7 +47,7 @@ class PiecewiseLaplace(ReachMechanism):
     Guarantee: pure ε-DP under substitution: the exponential mechanism with the utility −ℓ_ρ of
     sensitivity 1 (Durfee 2025; docs/theory/instance-optimal.md#piecewise-laplace), sampled exactly from
     certified float weights. Parameters as
-    :class:`~smoothdp.central.inverse_sensitivity.InverseSensitivity`.
+    :class:`~smoothdp.central.frameworks.inverse_sensitivity.InverseSensitivity`.
     """
 
     name: ClassVar[str] = "piecewise Laplace mechanism"

@@ -30,8 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moment_sums import exact_sum_of_squares
-from smoothdp.central.moments import (
+from smoothdp.central.moments.clipped import (
     STAIRCASE_SOURCE,
     check_ddof,
     check_moment_noise,
@@ -39,8 +38,9 @@ from smoothdp.central.moments import (
     round_down,
     round_up,
 )
+from smoothdp.central.moments.exact_sums import exact_sum_of_squares
 from smoothdp.central.quantiles import prepare_data
-from smoothdp.central.statistics import exact_sum
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -81,7 +81,7 @@ class NoisyMoments(Mechanism):
     noise
         ``"staircase"`` (default) or ``"laplace"``.
     clip, clamp, numerics
-        As :class:`~smoothdp.central.moments.ClippedVariance`.
+        As :class:`~smoothdp.central.moments.clipped.ClippedVariance`.
     """
 
     name: ClassVar[str] = "variance from a noisy count, sum and sum of squares"

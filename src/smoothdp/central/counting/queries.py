@@ -1,6 +1,6 @@
 """The counting queries: ``count``, ``sum`` and ``histogram``, with exact integer noise.
 
-Each releases an integer-valued query plus exact discrete noise (:mod:`smoothdp.central.counting_noise`):
+Each releases an integer-valued query plus exact discrete noise (:mod:`smoothdp.central.counting.noise`):
 the discrete Laplace (pure ε-DP, default) or the discrete Gaussian (``noise="gaussian"``: ρ-zCDP with
 ``rho=``, or (ε, δ)-DP with ``epsilon=`` and ``delta > 0``). The noise is drawn exactly in integer
 arithmetic, so the released numbers are exactly those of the proved mechanism; a sum is released on a
@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.counting_batch import (
+from smoothdp.central.counting.batch import (
     SumQuantizer,
     add_integer_noise,
     bin_codes,
@@ -42,7 +42,7 @@ from smoothdp.central.counting_batch import (
     check_categories,
     grouped_sums,
 )
-from smoothdp.central.counting_noise import IntegerNoise, calibrate_integer_noise
+from smoothdp.central.counting.noise import IntegerNoise, calibrate_integer_noise
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import check_neighbours
@@ -185,7 +185,7 @@ class NoisySum(_CountingMechanism):
     Guarantee: pure ε-DP (discrete Laplace) or ρ-zCDP / (ε, δ)-DP (discrete Gaussian) under ``neighbours``
     (``"add_remove"``, default, or ``"substitution"``): the lattice sum f = ⌊A·r/q + 1/2⌋ (records clipped,
     NaN → midpoint, rounded to r, summed exactly) has sensitivity ⌈D/2^s⌉ in units of q
-    (:class:`~smoothdp.central.counting_batch.SumQuantizer`), and the output q·(f + Z) is post-processing of
+    (:class:`~smoothdp.central.counting.batch.SumQuantizer`), and the output q·(f + Z) is post-processing of
     f + Z (docs/theory/counting-queries.md#the-noisy-sum).
     """
 
@@ -342,7 +342,7 @@ def sum(
     """Private sum of ``x`` clipped into ``bounds = (L, U)`` (NaN records: the midpoint), a float.
 
     Released as q·(f + K): f the exact sum of the clipped records on the public lattice of
-    :class:`~smoothdp.central.counting_batch.SumQuantizer` (q = 2^(⌊log2 Δ⌋ − 20), Δ = max(|L|, |U|) under
+    :class:`~smoothdp.central.counting.batch.SumQuantizer` (q = 2^(⌊log2 Δ⌋ − 20), Δ = max(|L|, |U|) under
     add/remove and U − L under substitution), K exact integer noise for the sensitivity ⌈Δ/q⌉ (the lattice
     adds ≤ q/2 of rounding and ≤ 2⁻²⁰ of extra noise). Discrete Laplace (pure ε-DP, default) or discrete
     Gaussian (``noise="gaussian"``, ``rho=`` or ``epsilon`` with ``delta > 0``).

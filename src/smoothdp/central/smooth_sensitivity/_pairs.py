@@ -222,8 +222,8 @@ def pair_window(p: PairProblem, beta: float) -> int:
 
     Pairs at distance k ≥ K contribute at most c(b − a)e^{−βK}; K is the least with that below the
     smallest normal float, the floor every smooth sensitivity is raised to before release
-    (:meth:`~smoothdp.central.statistics.Statistic.smooth_sensitivity`), so the released bound
-    max(S, tiny) is the same as with every pair searched
+    (:meth:`~smoothdp.central.smooth_sensitivity.statistics.Statistic.smooth_sensitivity`), so the released
+    bound max(S, tiny) is the same as with every pair searched
     (docs/theory/smooth-sensitivity.md#exact-on-log-n-algorithm).
     """
     log_global = math.log(p.scale * (p.upper - p.lower))

@@ -14,10 +14,10 @@ Methods (each a :class:`PrivateRatio` configuration, with its guarantee and neig
     sensitivity 1, ε/2 each, basic composition) and under substitution (only a moves, by at most 1).
 ``"bounded_local_sensitivity"`` (docs/theory/central-frameworks.md#ratio-with-bounded-local-sensitivity)
     ε₁ = fraction·ε bounds the local sensitivity, ε₂ = ε − ε₁ releases a/b + Lap(g/ε₂); (ε, δ)-DP under
-    add/remove by :mod:`smoothdp.central.bounded_ls` (har24 Theorem 1, corrected). â, b̂ get discrete
-    Laplace noise with ε₁/2 each and the intervals [â ∓ T], [b̂ ∓ T] of :func:`private_count_interval` hold
-    (a, b) with probability ≥ 1 − δ (failure δ/2 each, union bound). With a_l = max(0, â − T), a_u = â + T,
-    b_l = b̂ − T, b_u = b̂ + T and b_l ≥ 2,
+    add/remove by :mod:`smoothdp.central.frameworks.bounded_ls` (har24 Theorem 1, corrected). â, b̂ get
+    discrete Laplace noise with ε₁/2 each and the intervals [â ∓ T], [b̂ ∓ T] of
+    :func:`private_count_interval` hold (a, b) with probability ≥ 1 − δ (failure δ/2 each, union bound). With
+    a_l = max(0, â − T), a_u = â + T, b_l = b̂ − T, b_u = b̂ + T and b_l ≥ 2,
 
         g = max( a_u/(b_l² − b_l),  max_{b ∈ [b_l, b_u] ∩ ℤ} (b − a_l)/(b² − b) ),
 
@@ -47,8 +47,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.bounded_ls import SOURCE as BOUNDED_LS_SOURCE
-from smoothdp.central.bounded_ls import count_interval_halfwidth
+from smoothdp.central.frameworks.bounded_ls import SOURCE as BOUNDED_LS_SOURCE
+from smoothdp.central.frameworks.bounded_ls import count_interval_halfwidth
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

@@ -4,7 +4,7 @@ The calibration (:func:`smoothdp.calibration.calibrate`) turns the budget into a
 standardized noise Z; the statistic supplies f and its β-smooth sensitivity S_β (an exact, rounded-up
 smooth upper bound on its local sensitivity). The guarantee is the calibration's, under the statistic's
 neighbour relation (``"substitution"`` for the median, quantiles, trimmed mean, min and max;
-``"add_remove"`` for :class:`~smoothdp.central.statistics.Mean`):
+``"add_remove"`` for :class:`~smoothdp.central.smooth_sensitivity.statistics.Mean`):
 
 * ``"polyplace"`` (default): pure ε-DP, HT Theorem 8 (any β < ε;
   docs/theory/calibration.md#polyplace-theorem-for-dp-and-geo-privacy);
@@ -17,7 +17,7 @@ Proof of the mechanism: docs/theory/smooth-sensitivity.md#the-smooth-sensitivity
 
 The release is exact (docs/theory/floating-point.md#the-exact-release-path): the value is
 ``grid.round(f(x) + S_β(x)·Z)`` computed by :func:`smoothdp.exact.add_noise` from the statistic's exact
-value (:meth:`~smoothdp.central.statistics.Statistic.exact_value`), on the public grid
+value (:meth:`~smoothdp.central.smooth_sensitivity.statistics.Statistic.exact_value`), on the public grid
 ``OutputGrid.for_bounds(lower, upper)`` of the statistic's bounds; ``numerics="float"`` keeps the float
 fast path, whose guarantee assumes idealized arithmetic (``Release.sampler`` says which).
 
@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp import calibration as _calibration
 from smoothdp.calibration import Calibration
-from smoothdp.central.statistics import PreparedData, Statistic
+from smoothdp.central.smooth_sensitivity.statistics import PreparedData, Statistic
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.mechanism import Mechanism
 from smoothdp.release import NotPrivate, Release
@@ -60,7 +60,8 @@ class SmoothSensitivityMechanism(Mechanism):
     Parameters
     ----------
     statistic
-        A :class:`~smoothdp.central.statistics.Statistic` (median, quantile, trimmed mean, mean, min, max).
+        A :class:`~smoothdp.central.smooth_sensitivity.statistics.Statistic` (median, quantile, trimmed mean,
+        mean, min, max).
     epsilon, delta
         The budget (keyword-only). δ > 0 only for ``noise="laplace"``.
     beta

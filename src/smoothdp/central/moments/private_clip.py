@@ -2,11 +2,11 @@
 
 :class:`PrivateClipMean` spends part of ε (``range_fraction``, default 25%) on a private range
 [a, b] = [max(l, c − G), min(u, c + G)] inside the public bounds [l, u], G from
-:class:`~smoothdp.central.private_bounds.PrivateRange` on the magnitudes |x_i − c| (c a public centre,
-default 0), then releases the mean of the records clipped into [a, b] plus Laplace((b − a)/(n·ε₂)) with the
-rest ε₂ of the budget, clamped into [a, b] (post-processing). The Laplace noise of a clipped mean with the
-public bounds (diffprivlib's ``mean``) is (u − l)/(nε); here it is about 4·q/(nε₂), q the magnitude at
-the coverage level, so it wins when the data occupy a small part of [l, u], and loses ~25% to it when
+:class:`~smoothdp.central.unbounded.private_bounds.PrivateRange` on the magnitudes |x_i − c| (c a public
+centre, default 0), then releases the mean of the records clipped into [a, b] plus Laplace((b − a)/(n·ε₂))
+with the rest ε₂ of the budget, clamped into [a, b] (post-processing). The Laplace noise of a clipped mean
+with the public bounds (diffprivlib's ``mean``) is (u − l)/(nε); here it is about 4·q/(nε₂), q the magnitude
+at the coverage level, so it wins when the data occupy a small part of [l, u], and loses ~25% to it when
 they fill the bounds (docs/means.md has the measured table).
 
 The coverage level of the range is chosen from public parameters only: c(n, ε₁) = max(1/2, 1 − 20/(ε₁n)),
@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
-from smoothdp.central.statistics import exact_sum
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
+from smoothdp.central.unbounded.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

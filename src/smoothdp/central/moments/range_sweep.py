@@ -1,8 +1,8 @@
 """A private range [a, b] inside public bounds, by two AboveThreshold sweeps over a public grid.
 
-The clipped mean and variance on a private range (:mod:`smoothdp.central.range_moments`) need bounds that
-hug the data. :class:`SweepRange` finds them with AboveThreshold (Dwork, Naor, Reingold, Rothblum &
-Vadhan, STOC 2009; Dwork & Roth 2014, §3.6), run as Durfee's unbounded quantile estimation does (Durfee,
+The clipped mean and variance on a private range (:mod:`smoothdp.central.moments.on_private_range`) need
+bounds that hug the data. :class:`SweepRange` finds them with AboveThreshold (Dwork, Naor, Reingold, Rothblum
+& Vadhan, STOC 2009; Dwork & Roth 2014, §3.6), run as Durfee's unbounded quantile estimation does (Durfee,
 "Unbounded differentially private quantile and maximum estimation", NeurIPS 2023): walk a public list of
 thresholds towards a bound and stop at the first one past which (noisily) no record lies.
 

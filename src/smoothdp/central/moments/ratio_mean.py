@@ -36,9 +36,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moments import STAIRCASE_SOURCE, check_moment_noise, moment_noise, round_up
+from smoothdp.central.moments.clipped import STAIRCASE_SOURCE, check_moment_noise, moment_noise, round_up
 from smoothdp.central.quantiles import ExponentialQuantile, prepare_data
-from smoothdp.central.statistics import exact_sum
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism

@@ -2,11 +2,11 @@
 
 Public bounds are often far wider than the data (incomes with a cap of 10^7, values with a "safe" range):
 the global-sensitivity noise (u − l)/(nε) of the clipped mean then swamps the answer. These mechanisms
-spend a share f of ε on a private range [a, b] (a :class:`~smoothdp.central.range_sweep.RangeFinder`,
-by default :class:`~smoothdp.central.range_sweep.SweepRange`), check it, and release the mean or variance
-clipped into it with the rest (docs/theory/moments.md#mean-and-variance-on-a-private-range), in the spirit
-of instance-optimal mean estimation (Huang, Liang & Yi, NeurIPS 2021: clip at a private range around the
-data, then add noise for that range).
+spend a share f of ε on a private range [a, b] (a :class:`~smoothdp.central.moments.range_sweep.RangeFinder`,
+by default :class:`~smoothdp.central.moments.range_sweep.SweepRange`), check it, and release the mean or
+variance clipped into it with the rest (docs/theory/moments.md#mean-and-variance-on-a-private-range), in the
+spirit of instance-optimal mean estimation (Huang, Liang & Yi, NeurIPS 2021: clip at a private range around
+the data, then add noise for that range).
 
 The range stage, with f·ε: a third of it finds [a, b], then
 
@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moments import (
+from smoothdp.central.moments.clipped import (
     STAIRCASE_SOURCE,
     Moment,
     check_ddof,
@@ -54,8 +54,8 @@ from smoothdp.central.moments import (
     variance_grid,
     variance_noise,
 )
+from smoothdp.central.moments.range_sweep import RangeFinder, SweepRange
 from smoothdp.central.quantiles import prepare_data
-from smoothdp.central.range_sweep import RangeFinder, SweepRange
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -253,12 +253,13 @@ class RangeMean(_OnPrivateRange):
     range_fraction
         The share f of ε for the range, in (0, 1), or ``None`` (default): :func:`range_share` of n and ε.
     finder
-        ``None`` (default: :class:`~smoothdp.central.range_sweep.SweepRange`) or a callable
-        (ε_range, bounds, clip) -> :class:`~smoothdp.central.range_sweep.RangeFinder`.
+        ``None`` (default: :class:`~smoothdp.central.moments.range_sweep.SweepRange`) or a callable
+        (ε_range, bounds, clip) -> :class:`~smoothdp.central.moments.range_sweep.RangeFinder`.
     noise
         ``"staircase"`` (default) or ``"laplace"``: the noise of the second stage.
     clip, clamp, numerics
-        As :class:`~smoothdp.central.moments.ClippedMean`; the release is clamped into the clipping range.
+        As :class:`~smoothdp.central.moments.clipped.ClippedMean`; the release is clamped into the clipping
+        range.
     """
 
     name: ClassVar[str] = "clipped mean on a private range"
@@ -274,7 +275,8 @@ class RangeMean(_OnPrivateRange):
         return values
 
     def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution | None:
-        """The second stage's noise: :func:`~smoothdp.central.moments.mean_noise` on the clipping range."""
+        """The second stage's noise: :func:`~smoothdp.central.moments.clipped.mean_noise` on the clipping
+        range."""
         return mean_noise(self.noise, clip_range, n, epsilon)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
@@ -342,7 +344,7 @@ class RangeVariance(_OnPrivateRange):
         return values
 
     def noise_for(self, clip_range: tuple[float, float], n: int, epsilon: float) -> NoiseDistribution | None:
-        """The second stage's noise: :func:`~smoothdp.central.moments.variance_noise` on the range."""
+        """The second stage's noise: :func:`~smoothdp.central.moments.clipped.variance_noise` on the range."""
         return variance_noise(self.noise, clip_range, n, self.ddof, epsilon)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:

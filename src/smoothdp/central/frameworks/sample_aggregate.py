@@ -22,7 +22,8 @@ privately:
   :func:`~smoothdp.sums.exact_sum`) and the release is its exact rounding onto the public grid
   of [l, u] (:func:`smoothdp.exact.add_noise`; docs/theory/floating-point.md#the-exact-release-path).
 * ``aggregator="median"``: the smooth-sensitivity median of z_1..z_k (:class:`Median` with clipping, via
-  :class:`~smoothdp.central.mechanisms.SmoothSensitivityMechanism`), with that mechanism's guarantee.
+  :class:`~smoothdp.central.smooth_sensitivity.mechanism.SmoothSensitivityMechanism`), with that mechanism's
+  guarantee.
 
 Both aggregators need the block outputs z of neighbouring data sets to be substitution neighbours (one z_i
 differs; k is public). Balanced: with the same random permutation, substituting one record changes exactly
@@ -72,8 +73,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.accounting import Accountant
-from smoothdp.central.mechanisms import SmoothSensitivityMechanism
-from smoothdp.central.statistics import Median
+from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
+from smoothdp.central.smooth_sensitivity.statistics import Median
 from smoothdp.exact import Enclosure, OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism, check_options

@@ -1,7 +1,7 @@
 """Vectorized building blocks of the counting queries, for one column or for all groups of a table at once.
 
 Pure functions (arrays in, arrays out, no accountant, no global state), composed by
-:mod:`smoothdp.central.counting` (``count``, ``sum``, ``histogram``) and by the tables layer, which
+:mod:`smoothdp.central.counting.queries` (``count``, ``sum``, ``histogram``) and by the tables layer, which
 releases every group in one call (no Python loop over groups):
 
 * :func:`category_codes`, :func:`bin_codes`: each record's cell (−1: no cell, dropped);
@@ -10,7 +10,7 @@ releases every group in one call (no Python loop over groups):
   lattice; :func:`noisy_grouped_sums`: the same plus noise, as floats.
 
 The calibration (noise law and guarantee) comes from
-:func:`smoothdp.central.counting_noise.calibrate_integer_noise`. Proofs:
+:func:`smoothdp.central.counting.noise.calibrate_integer_noise`. Proofs:
 docs/theory/counting-queries.md (#the-noisy-histogram, #the-noisy-sum).
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.counting_noise import IntegerNoise
+from smoothdp.central.counting.noise import IntegerNoise
 from smoothdp.privacy import check_neighbours
 from smoothdp.validation import as_float_array, check_bounds, check_int, prepare_records
 

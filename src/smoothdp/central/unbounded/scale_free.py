@@ -19,7 +19,7 @@ then moves by at most max(q, 1 − q) ≤ 1 when a record is added or removed); 
 off the data. On a data set with n ≥ 10/ε the
 mass of the octaves outside the data is outweighed and the mechanism behaves as the bounded exponential
 mechanism with bounds a few times the data's magnitude; on very small ε·n its output follows g, and
-can be anywhere up to 2^1021 (use :class:`~smoothdp.central.unbounded.UnboundedQuantile` there).
+can be anywhere up to 2^1021 (use :class:`~smoothdp.central.unbounded.ladder.UnboundedQuantile` there).
 
 Sampling, exactly (docs/theory/unbounded.md#the-exponential-mechanism-on-the-whole-line): the intervals
 between order statistics (padded with ±2^1021) are cut at ±s into pieces that are either uniform (inside
@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.quantiles import exact_categorical, log_weight_margin, target_rank
-from smoothdp.central.unbounded import CAP, DEFAULT_FLOOR, prepare_unbounded
+from smoothdp.central.unbounded.ladder import CAP, DEFAULT_FLOOR, prepare_unbounded
 from smoothdp.exact import (
     OutputGrid,
     check_numerics,
