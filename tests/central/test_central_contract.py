@@ -37,6 +37,7 @@ from smoothdp.central.moments.noisy_sums import NoisyMoments
 from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance
 from smoothdp.central.moments.private_clip import PrivateClipMean
 from smoothdp.central.moments.range_sweep import SweepRange
+from smoothdp.central.moments.ratio_mean import RatioMean
 from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
 from smoothdp.central.quantiles.nested import NestedJointQuantiles
 from smoothdp.central.unbounded.ladder import UnboundedQuantile, UnboundedRange
@@ -153,6 +154,7 @@ CASES = [
     (UnboundedQuantile(0.5, epsilon=1.0), X, "substitution"),
     (UnboundedQuantile(0.25, epsilon=1.0, neighbours="add_remove"), X, "add_remove"),
     (UnboundedRange(epsilon=1.0), X, "substitution"),
+    (RatioMean(epsilon=1.0, bounds=(0, 1)), X, "add_remove"),
 ]
 IDS = [f"{type(m).__name__}-{i}" for i, (m, _, _) in enumerate(CASES)]
 

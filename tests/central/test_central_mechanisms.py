@@ -113,12 +113,18 @@ def test_repr_str_and_to_dict_hide_smooth_sensitivity_and_noise_scale(noise):
 def test_add_remove_mean_release_hides_n():
     # Under add/remove n is private; S = (u − l)/n would give it away: it stays in not_private.
     x = np.linspace(1.0, 9.0, 37)
-    rel = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), neighbours="add_remove", rng=0)
+    kw = {"epsilon": 1.0, "bounds": (0, 10), "neighbours": "add_remove", "rng": 0}
+    rel = smoothdp.mean(x, method="smooth_sensitivity", **kw)
     assert rel.guarantee == PureDP(1.0, neighbours="add_remove")
     assert rel.not_private.smooth_sensitivity == pytest.approx(10 / 37, rel=1e-11)
     shown = _shown(rel)
     assert "37" not in shown.replace(repr(rel.value), "").replace(f"{rel.value:.6g}", "")
     assert f"{rel.not_private.smooth_sensitivity:.6g}" not in shown
+    default = smoothdp.mean(x, **kw)  # the ratio mean: n and the noisy count stay in not_private
+    assert default.guarantee == PureDP(1.0, neighbours="add_remove")
+    assert default.not_private.extra["n"] == 37
+    shown = _shown(default).replace(repr(default.value), "").replace(f"{default.value:.6g}", "")
+    assert "37" not in shown and repr(default.not_private.extra["noisy_count"]) not in shown
 
 
 def test_sample_is_the_release_law():

@@ -259,8 +259,11 @@ def test_bad_parameters_name_themselves(call, error, match):
 
 def test_the_former_default_is_one_keyword_away():
     x = np.linspace(1.0, 9.0, 37)
-    old = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), neighbours="add_remove", rng=4)
+    kw = {"epsilon": 1.0, "bounds": (0, 10), "neighbours": "add_remove", "rng": 4}
+    old = smoothdp.mean(x, method="smooth_sensitivity", **kw)
     assert old.mechanism.startswith("smooth sensitivity")
+    assert smoothdp.mean(x, beta=0.1, **kw).mechanism.startswith("smooth sensitivity")  # its option: its own
+    assert smoothdp.mean(x, **kw).details["method"] == "ratio"
     assert old.guarantee == PureDP(1.0, neighbours="add_remove")
     sub = smoothdp.mean(x, epsilon=1.0, bounds=(0, 10), method="smooth_sensitivity", rng=4)
     assert (

@@ -602,6 +602,10 @@ from moment_cases import moment_cases  # noqa: E402 (registry cases of the means
 
 CASES += moment_cases()
 
+from ratio_mean_cases import ratio_mean_cases  # noqa: E402 (registry case of the add/remove mean)
+
+CASES += ratio_mean_cases()
+
 
 # -- JointExp's default on a lattice: greedy splits and the private lattice test ----------------------------
 def _greedy_joint_cases() -> list[Case]:

@@ -19,9 +19,11 @@ Every entry point follows the statistic contract: keyword-only ``epsilon``, ``bo
   (docs/theory/privacy-definitions.md#converting-between-neighbour-relations).
 
 **Under add/remove** (n private; an empty x is valid) the choice depends on no function of n: the mean's
-``"auto"`` is ``"smooth_sensitivity"`` (:class:`~smoothdp.central.smooth_sensitivity.statistics.Mean`), also
-``"noisy_sum"`` (:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is
-``"noisy_moments"`` (:class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`).
+``"auto"`` is ``"ratio"`` (:class:`~smoothdp.central.moments.ratio_mean.RatioMean`: a noisy count, then a
+centred noisy sum, on a private range when the noisy count is large), also ``"smooth_sensitivity"``
+(:class:`~smoothdp.central.smooth_sensitivity.statistics.Mean`), ``"noisy_sum"``
+(:class:`~smoothdp.central.baselines.GlobalSensitivityMean`); the variance's is ``"noisy_moments"``
+(:class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`).
 
 ``std`` is the square root of the variance release (post-processing) by the same mechanism.
 """
@@ -36,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from smoothdp.accounting import Accountant
 from smoothdp.calibration import DEFAULT_NOISE, noise_options_given
-from smoothdp.central.moments.clipped import ClippedMean, ClippedVariance, check_ddof
+from smoothdp.central.moments.clipped import MOMENT_NOISES, ClippedMean, ClippedVariance, check_ddof
 from smoothdp.central.moments.noisy_sums import NoisyMoments
 from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance, choose_moment_method
 from smoothdp.central.moments.range_sweep import neighbours_of
@@ -54,9 +56,9 @@ from smoothdp.validation import check_bool, check_bounds, check_delta, check_eps
 __all__ = ["MEAN_METHODS", "VARIANCE_METHODS", "mean", "std", "var"]
 
 #: method= of ``mean`` under each relation.
-MEAN_METHODS = {
+MEAN_METHODS: dict[str, tuple[str, ...]] = {
     "substitution": ("auto", "clipped", "private_range", "smooth_sensitivity"),
-    "add_remove": ("auto", "smooth_sensitivity", "noisy_sum"),
+    "add_remove": ("auto", "ratio", "smooth_sensitivity", "noisy_sum"),
 }
 #: method= of ``var`` and ``std`` under each relation.
 VARIANCE_METHODS = {
@@ -92,6 +94,7 @@ _TAKES = {
     "private_range": "noise ('staircase' or 'laplace'), range_fraction",
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
+    "ratio": "noise ('staircase' or 'laplace')",
     "noisy_moments": "noise ('staircase' or 'laplace')",
 }
 
@@ -212,9 +215,13 @@ def mean(
         ``"clipped"`` (clipped mean on the declared bounds + staircase noise of scale (u − l)/n),
         ``"private_range"`` (clipped on a private range:
         :class:`~smoothdp.central.moments.on_private_range.RangeMean`), ``"smooth_sensitivity"`` (the
-        add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"smooth_sensitivity"`` (S_β = max((u − l)/n,
-        (u − l)e^{−β(n−1)}), docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy
-        sum / noisy count).
+        add/remove mean at ε/2). Under add/remove: ``"auto"`` = ``"ratio"`` (a centred noisy sum over a
+        noisy count, on a private range when ε·Ñ is large:
+        :class:`~smoothdp.central.moments.ratio_mean.RatioMean`; ``"smooth_sensitivity"`` when ``beta``,
+        ``delta``, a noise family's options or a smooth-sensitivity noise family are given),
+        ``"smooth_sensitivity"`` (S_β = max((u − l)/n, (u − l)e^{−β(n−1)}),
+        docs/theory/smooth-sensitivity.md#mean-with-clipping), or ``"noisy_sum"`` (noisy sum / noisy count,
+        uncentred).
     delta
         δ: only for ``method="smooth_sensitivity"`` with ``noise="laplace"`` under add/remove (else 0).
     noise
@@ -249,12 +256,13 @@ def mean(
     check_numerics(numerics)
     clip, clamp = check_bool("clip", clip), check_bool("clamp", clamp)
     run = {"accountant": accountant, "rng": rng}
+    if chosen == "auto" and relation == "add_remove":
+        # Smooth-sensitivity options given (β, δ, a noise family's options or a family the ratio does not
+        # take): only that method uses them, as in quantile's "auto".
+        ss_only = beta is not None or delta or noise_options or noise not in (None, *MOMENT_NOISES)
+        chosen = "smooth_sensitivity" if ss_only else "ratio"
     if chosen == "auto":
-        chosen = (
-            choose_moment_method(n=public_size(x), epsilon=eps)
-            if relation == "substitution"
-            else "smooth_sensitivity"
-        )
+        chosen = choose_moment_method(n=public_size(x), epsilon=eps)
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
         _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
@@ -268,6 +276,16 @@ def mean(
             mech = RangeMean(range_fraction=range_fraction, **common)
         return _run(mech, x, (lower, upper), clip, engine, **run)
     _only(chosen, range_fraction=(range_fraction, None))
+    if chosen == "ratio":
+        from smoothdp.central.moments.ratio_mean import RatioMean
+
+        _only(chosen, delta=(delta, 0.0), beta=(beta, None))
+        _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
+        mech = RatioMean(
+            epsilon=eps, bounds=(lower, upper), noise=noise or "staircase", clip=clip, clamp=clamp,
+            numerics=numerics,
+        )  # fmt: skip
+        return _run(mech, x, (lower, upper), clip, engine, **run)
     if chosen == "noisy_sum":
         from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
 

@@ -44,7 +44,7 @@ STATISTICS = ("median", "quantile", "quantiles", "trimmed-mean", "mean")
 METHODS = ("auto", "exponential", "smooth_sensitivity")
 QUANTILES_METHODS = (*METHODS, "joint_exp", "recursive")
 #: Methods of 'mean', under either relation (the library checks that the one asked for fits --neighbours).
-MEAN_METHODS = ("auto", "clipped", "private_range", "smooth_sensitivity", "noisy_sum")
+MEAN_METHODS = ("auto", "clipped", "private_range", "smooth_sensitivity", "ratio", "noisy_sum")
 #: --neighbours of 'mean', the library's ``neighbours=`` (default substitution: n public).
 MEAN_NEIGHBOURS = ("substitution", "add_remove")
 JSON_EXAMPLE = "smoothdp release median - --column age --epsilon 1 --bounds 0 125 --json < people.csv"
@@ -125,7 +125,8 @@ def add_mean_options(parser: argparse.ArgumentParser) -> None:
         choices=MEAN_METHODS,
         help=(
             "auto (default: chosen from public parameters, see docs/means.md); clipped, private_range and "
-            "smooth_sensitivity under substitution; smooth_sensitivity and noisy_sum under add_remove"
+            "smooth_sensitivity under substitution; ratio (its auto), smooth_sensitivity and noisy_sum under "
+            "add_remove"
         ),
     )
 

@@ -10,7 +10,9 @@
   sort again). The loop over groups calls the same function a user calls; every group's data policy (NaN →
   the bounds' midpoint, clipping) is the one of that function, applied once to the whole column.
 
-Every call gets ``accountant=None`` (the table charges once) and the table's generator.
+Every call gets ``accountant=None`` (the table charges once) and the table's generator. A group's several
+quantiles (``quantiles:…``) are sorted into the order of their levels q (post-processing), so that they are
+monotone in q whatever method released them.
 """
 
 from __future__ import annotations
@@ -134,12 +136,20 @@ def run_per_group(
     if accepts_neighbours(fn):
         kwargs["neighbours"] = neighbours
     out = np.empty((n_groups, len(stat.outputs)), dtype=np.float64)
+    # A group's several quantiles are made monotone in q (sorting: post-processing), in the order of qs.
+    order = (
+        np.argsort(np.asarray(stat.args, dtype=np.float64), kind="stable")
+        if stat.name == "quantiles"
+        else None
+    )
     example: Release | None = None
     simulation = False
     for g in range(n_groups):
         gen = rng(g) if callable(rng) else rng
         release = fn(column.records(g), *args, rng=gen, **kwargs)
         out[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
+        if order is not None:
+            out[g, order] = np.sort(out[g])
         if example is None:
             example = release
         simulation = simulation or release.is_simulation

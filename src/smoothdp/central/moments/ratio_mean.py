@@ -1,0 +1,250 @@
+"""The mean under **add/remove** (n private): a noisy count, then a centred noisy sum on a range that the
+noisy count lets us look for (docs/theory/moments.md#the-mean-when-n-is-private).
+
+:class:`RatioMean` splits ε into public shares ε_N = ``COUNT_SHARE``·ε, ε_q = ``RANGE_SHARE``·ε and
+ε_S = the rest, and releases, in this order (sequential, adaptive composition; every choice is a function
+of public parameters and of outputs already released):
+
+1. **the count** Ñ = n + K, K exact discrete Laplace of scale t = 1/ε_N (rounded up);
+2. **the clipping range** [a, b]: when ε_q·Ñ ≥ ``MIN_RANKS``, y = the add/remove exponential-mechanism
+   γ-quantile (:class:`~smoothdp.central.quantiles.ExponentialQuantile`, ε_q) of the log-magnitudes
+   log2|x_i − c| (c = 0 clamped into the bounds) clamped into a public window of ``OCTAVES`` octaves, with
+   γ = max(1/2, 1 − ``RANK_DISTANCE``/(ε_q·Ñ)), a rank O(1/ε) from the top as in instance-optimal mean
+   estimation (Huang, Liang & Yi, NeurIPS 2021), located with the noisy count since n is private; then
+   G = 2^(⌈y⌉ + ``PAD_OCTAVES``) and [a, b] = [max(l, c − G), min(u, c + G)]. Otherwise [a, b] = [l, u]
+   and the range's share goes to the sum;
+3. **the centred sum** S̃ = Σ(clip(x_i, a, b) − m) + Z, m = (a + b)/2, Z staircase noise for the
+   sensitivity (b − a)/2 (one record added or removed moves the centred sum by its own term).
+
+The release is m + S̃/max(Ñ, 1), clamped into [a, b] ⊆ [l, u] (post-processing). Centring makes the
+count's noise matter only through |x̄ − m|, hence the larger share for the sum; the range cuts the sum's
+noise from (u − l)/2 to about four times the data's top magnitudes on skewed or heavy-tailed data with
+wide public bounds; on data that fill their bounds it is [l, u] and costs ε_q.
+
+Guarantee: pure ε-DP under add/remove (ε_N + ε_q + ε_S ≤ ε in exact arithmetic). Empty data is valid (an
+empty group): Ñ is noise around 0 and the sum is noise around 0. The count, the range and the noisy sum
+are released with the exact samplers (:mod:`smoothdp.exact`), so the float released is a post-processing
+of the proved mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from smoothdp.central.moments.clipped import STAIRCASE_SOURCE, check_moment_noise, moment_noise, round_up
+from smoothdp.central.quantiles import ExponentialQuantile, prepare_data
+from smoothdp.central.smooth_sensitivity.statistics import exact_sum
+from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.keywords import check_keywords_of
+from smoothdp.mechanism import Mechanism
+from smoothdp.noise import DiscreteLaplace, NoiseDistribution
+from smoothdp.privacy import PureDP
+from smoothdp.release import NotPrivate, Release
+from smoothdp.validation import check_bool, check_bounds, check_epsilon
+from smoothdp.work import tally_passes
+
+__all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
+
+#: Shares of ε: the count, the range (two quantiles, half each); the sum gets the rest.
+COUNT_SHARE = 0.3
+RANGE_SHARE = 0.1
+#: The coverage of the range: the rank RANK_DISTANCE/ε_q from the top.
+RANK_DISTANCE = 20.0
+#: The range is tried when ε_q·Ñ ≥ MIN_RANKS.
+MIN_RANKS = 20.0
+#: Octaves of the log-magnitude window, and of padding above the private quantile.
+OCTAVES = 40
+PAD_OCTAVES = 2
+
+
+def split_budget(epsilon: float) -> tuple[float, float, float]:
+    """(ε_N, ε_q, ε_S): the count's, each range quantile's and the sum's ε with ε_N + 2ε_q + ε_S ≤ ε
+    exactly (ε_S stepped down if the float roundings overshoot)."""
+    eps_n, eps_q = COUNT_SHARE * epsilon, RANGE_SHARE * epsilon
+    eps_s = epsilon - eps_n - eps_q
+    while Fraction(eps_n) + Fraction(eps_q) + Fraction(eps_s) > Fraction(epsilon):
+        eps_s = math.nextafter(eps_s, 0.0)
+    return eps_n, eps_q, eps_s
+
+
+def _sum_without_range(epsilon: float, eps_n: float) -> float:
+    """The sum's ε when no range is tried: ε − ε_N, stepped down until ε_N + it ≤ ε exactly."""
+    eps_s = epsilon - eps_n
+    while Fraction(eps_n) + Fraction(eps_s) > Fraction(epsilon):
+        eps_s = math.nextafter(eps_s, 0.0)
+    return eps_s
+
+
+class RatioMean(Mechanism):
+    """The mean as a centred noisy sum over a noisy count, clipped to a private range when the noisy count
+    is large enough: pure ε-DP under **add/remove** (module docstring;
+    docs/theory/moments.md#the-mean-when-n-is-private).
+
+    Guarantee: ``PureDP(epsilon, neighbours="add_remove")``. Lemma: the count (sensitivity 1, discrete
+    Laplace), the two exponential-mechanism quantiles and the centred sum (sensitivity (b − a)/2 for a
+    range [a, b] already released) composed sequentially and adaptively; the ratio, the sorting of the
+    range and the clamping are post-processing.
+
+    Parameters
+    ----------
+    epsilon
+        ε > 0 in all.
+    bounds
+        Public ``(lower, upper)``; records are clipped into them (NaN: imputed with their midpoint).
+    noise
+        The sum's noise: ``"staircase"`` (default) or ``"laplace"``.
+    clip
+        Clip records into ``bounds`` (default) or refuse records outside them (trusted data).
+    clamp
+        Clamp the release into the range [a, b] (default; post-processing).
+    numerics
+        ``"exact"`` (default) or ``"float"``.
+    """
+
+    name: ClassVar[str] = "centred noisy sum over a noisy count, on a private range"
+    proof: ClassVar[str] = "docs/theory/moments.md#the-mean-when-n-is-private"
+    source = (
+        "noisy count and centred noisy sum, basic and adaptive composition (Dwork & Roth, The Algorithmic "
+        "Foundations of Differential Privacy, 2014); clipping at private ranks n − O(1/ε) (Huang, Liang & "
+        f"Yi, NeurIPS 2021) found by the exponential mechanism (Smith, STOC 2011); {STAIRCASE_SOURCE}"
+    )
+
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        bounds: tuple[float, float],
+        noise: str = "staircase",
+        clip: bool = True,
+        clamp: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        self.epsilon = check_epsilon(epsilon)
+        self.lower, self.upper = check_bounds(bounds)
+        self.noise = check_moment_noise(noise)
+        self.clip = check_bool("clip", clip)
+        self.clamp = check_bool("clamp", clamp)
+        self.numerics = check_numerics(numerics)
+        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
+        if not float((Fraction(self.upper) - Fraction(self.lower)) / 2) < 2.0**1000:
+            raise ValueError(
+                f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
+            )
+        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(self.epsilon)
+        self.eps_sum_alone = _sum_without_range(self.epsilon, self.eps_count)
+        self.count_scale = math.nextafter(1.0 / self.eps_count, math.inf)  # 1/t ≤ ε_N
+        self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
+        self.calibration = None
+
+    @property
+    def statistic_name(self) -> str:
+        return "mean"
+
+    def coverage(self, noisy_count: float) -> float | None:
+        """The public coverage level max(1/2, 1 − RANK_DISTANCE/(ε_q·Ñ)) of the range, or ``None`` (no range)
+        when ε_q·Ñ < MIN_RANKS."""
+        if self.eps_quantile * noisy_count < MIN_RANKS:
+            return None
+        return max(0.5, 1.0 - RANK_DISTANCE / (self.eps_quantile * noisy_count))
+
+    def centre_of_magnitudes(self) -> float:
+        """The public centre c of the magnitudes: 0 clamped into the bounds."""
+        return min(max(0.0, self.lower), self.upper)
+
+    def _prepare(self, data: Any) -> NDArray[np.float64]:
+        return prepare_data(data, self.lower, self.upper, clip=self.clip)  # sorted; empty data allowed
+
+    def log_window(self) -> tuple[float, float]:
+        """The public window [T − OCTAVES, T] of the log-magnitudes, 2^T ≥ max(u − c, c − l) (frexp's
+        exponent)."""
+        c = self.centre_of_magnitudes()
+        top = float(math.frexp(max(self.upper - c, c - self.lower))[1])
+        return top - OCTAVES, top
+
+    def log_magnitudes(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """log2|x_i − c| clamped into the window, sorted (one fixed map per record)."""
+        low, top = self.log_window()
+        tally_passes(x.size)  # one pass: the magnitudes
+        with np.errstate(divide="ignore"):
+            logs = np.clip(np.log2(np.abs(x - self.centre_of_magnitudes())), low, top)
+        logs.sort()
+        return logs
+
+    def range_mechanism(self, coverage: float) -> ExponentialQuantile:
+        """The add/remove exponential mechanism of the coverage-quantile of the log-magnitudes at ε_q."""
+        return ExponentialQuantile(
+            coverage,
+            epsilon=self.eps_quantile,
+            bounds=self.log_window(),
+            lattice=None,
+            numerics=self.numerics,
+            neighbours="add_remove",
+        )
+
+    def range_of(self, y: float) -> tuple[float, float]:
+        """[a, b] = [max(l, c − G), min(u, c + G)], G = 2^(⌈y⌉ + PAD_OCTAVES), from the quantile y."""
+        c, g = self.centre_of_magnitudes(), math.ldexp(1.0, math.ceil(y) + PAD_OCTAVES)
+        return max(self.lower, c - g), min(self.upper, c + g)
+
+    def sum_noise(self, a: float, b: float, epsilon: float) -> NoiseDistribution | None:
+        """The centred sum's noise on [a, b] at ``epsilon``: for the sensitivity (b − a)/2 rounded up
+        (``None`` when a = b: the centred sum is then 0 on every data set)."""
+        half_width = (Fraction(b) - Fraction(a)) / 2
+        return None if half_width == 0 else moment_noise(self.noise, round_up(half_width), epsilon)
+
+    def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
+        n = prepared.size
+        noisy_count = float(
+            n + int(DiscreteLaplace(self.count_scale).sample(rng=rng, numerics=self.numerics))
+        )
+        coverage = self.coverage(noisy_count)
+        if coverage is None:
+            a, b, eps_sum = self.lower, self.upper, self.eps_sum_alone
+        else:
+            y = float(self.range_mechanism(coverage).sample(self.log_magnitudes(prepared), rng))
+            (a, b), eps_sum = self.range_of(y), self.eps_sum
+        centre = (Fraction(a) + Fraction(b)) / 2
+        tally_passes(n)  # one pass: the clipped exact sum
+        clipped = np.clip(prepared, a, b)  # exact: each output is a record or an end
+        exact = exact_sum(clipped) - n * centre
+        z = self.sum_noise(a, b, eps_sum)
+        if z is None:  # every clipped record is the centre: the centred sum is 0 on every data set
+            noisy_sum = 0.0
+        else:
+            grid = OutputGrid.for_magnitude(z.scale)
+            noisy_sum = float(add_noise(exact, z, grid=grid, rng=rng, numerics=self.numerics))
+        value = float(centre) + noisy_sum / max(noisy_count, 1.0)
+        if self.clamp or not math.isfinite(value):
+            value = min(max(value, a), b) if math.isfinite(value) else float(centre)
+        return self._make_release(
+            value,
+            sampler=sampler_label(self.numerics),
+            details={
+                "method": "ratio",
+                "bounds": (self.lower, self.upper),
+                # public: the split with a range (count, range, sum) and without one (count, sum)
+                "epsilon_count_range_sum": (self.eps_count, self.eps_quantile, self.eps_sum),
+                "epsilon_count_sum_without_range": (self.eps_count, self.eps_sum_alone),
+                "noise": self.noise,
+                "clip": self.clip,
+                "clamp": self.clamp,
+            },
+            # The noisy count and the range are private outputs (covered by the guarantee), kept out of the
+            # public details so that a table's description is the same for every group and data set.
+            not_private=NotPrivate(
+                extra={
+                    "n": n,
+                    "noisy_count": noisy_count,
+                    "clip_range": (a, b),
+                    "range_used": coverage is not None,
+                }
+            ),
+        )
+
+
+check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
