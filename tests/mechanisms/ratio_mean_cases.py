@@ -53,7 +53,7 @@ def _sum_loss(mech: Any, x: Any, x2: Any, a: float, b: float, eps: float) -> flo
 def ratio_mean_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     from quantile_cases import _log_capped_density
 
-    from smoothdp.central.quantiles import capped_calibration, rank_sensitivity
+    from smoothdp.central.quantiles.em_samplers import capped_calibration, rank_sensitivity
 
     lo, hi = mech.lower, mech.upper
     xa, xb = np.sort(np.clip(np.asarray(x, float), lo, hi)), np.sort(np.clip(np.asarray(x2, float), lo, hi))
