@@ -39,8 +39,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-#: The pages whose formulas are LaTeX ($…$, $$…$$), relative to docs/: every theory page and guide (add a new one
-#: here). Not listed: references.md and the API pages (a Greek letter in a title or a citation, no formula).
+#: The pages whose formulas are LaTeX ($…$, $$…$$), relative to docs/: every theory page and guide (add a new
+#: one here). Not listed: references.md and the API pages (a Greek letter in a title or citation, no formula).
 THEORY_PAGES = [
     "theory/index.md",
     "theory/calibration.md",
