@@ -20,7 +20,6 @@ from smoothdp.central.quantiles.atoms import (
     check_lattice,
 )
 from smoothdp.central.quantiles.em_samplers import (
-    add_remove_lattice_test,
     capped_calibration,
     check_candidates,
     check_width,
@@ -36,6 +35,7 @@ from smoothdp.central.quantiles.em_samplers import (
     tie_distance,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
+from smoothdp.central.quantiles.heavy_level import add_remove_atoms
 from smoothdp.central.quantiles.window import sample_em_windowed
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -218,10 +218,9 @@ class ExponentialQuantile(Mechanism):
                 numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
         else:
-            info = add_remove_lattice_test(
-                sorted_x, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+            atoms, info = add_remove_atoms(
+                sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
             )
-            atoms = self.test_atoms(info["atoms"] == "heavy")
             value = sample_em_lattice(
                 sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=atoms,
                 grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,

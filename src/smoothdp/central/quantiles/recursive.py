@@ -13,7 +13,6 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.central.quantiles.atom_selection import TEST_SHARE
 from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, build_atoms, check_lattice
 from smoothdp.central.quantiles.em_samplers import (
-    add_remove_lattice_test,
     capped_calibration,
     heavy_atoms,
     rank_sensitivity,
@@ -22,6 +21,7 @@ from smoothdp.central.quantiles.em_samplers import (
     split_target,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
+from smoothdp.central.quantiles.heavy_level import add_remove_atoms
 from smoothdp.central.quantiles.multi import MultiQuantile, recursive_levels
 from smoothdp.exact import sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -154,9 +154,9 @@ class RecursiveQuantiles(MultiQuantile):
         info: dict[str, Any] = {}
         atoms = self.atoms
         if atoms is not None and self.neighbours == "add_remove":
-            info = add_remove_lattice_test(sorted_x, atoms, self.epsilon_test, rng, numerics=self.numerics)
-            if info["atoms"] == "heavy":
-                atoms = heavy_atoms(self.lattice)
+            atoms, info = add_remove_atoms(
+                sorted_x, self.lattice, atoms, self.epsilon_test, rng, numerics=self.numerics
+            )
         qs = self.unique_qs
         out = np.empty(qs.size)
         # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
