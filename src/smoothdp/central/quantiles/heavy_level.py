@@ -112,6 +112,7 @@ def add_remove_atoms(
     whatever the test says: the split is public)."""
     eps_select = LEVEL_SHARE * epsilon_pre
     info = add_remove_lattice_test(sorted_x, light, epsilon_pre - eps_select, rng, numerics=numerics)
+    info["epsilon"] = epsilon_pre  # the whole pre-stage: test and level choice
     info["epsilon_level"] = eps_select
     if info["atoms"] != "heavy":
         info["level"] = None
