@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atom_selection import TEST_SHARE
 from smoothdp.central.quantiles.atoms import (
     ATOM_MASS,
     MULTISCALE,
@@ -35,7 +34,11 @@ from smoothdp.central.quantiles.em_samplers import (
     tie_distance,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
-from smoothdp.central.quantiles.heavy_level import add_remove_atoms
+from smoothdp.central.quantiles.heavy_level import (
+    ADD_REMOVE_ATOMS_PROOF,
+    add_remove_atoms,
+    pre_stage_epsilon,
+)
 from smoothdp.central.quantiles.window import sample_em_windowed
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -67,8 +70,9 @@ class ExponentialQuantile(Mechanism):
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
     whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
-    private test (5% of ε) first picks heavy or light atoms
-    (docs/theory/quantiles.md#the-lattice-test-without-n).
+    private test (2.5% of ε) first picks heavy or light atoms
+    (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
+    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n).
 
     Parameters
     ----------
@@ -137,7 +141,7 @@ class ExponentialQuantile(Mechanism):
         if relation == "add_remove":
             width: float | None = None if self.candidates is not None else self.width
             if self.atoms is not None:
-                self.epsilon_test = TEST_SHARE * self.epsilon
+                self.epsilon_test = pre_stage_epsilon(self.epsilon)
                 width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
             self.capped = capped_calibration(
                 epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
@@ -267,9 +271,13 @@ class ExponentialQuantile(Mechanism):
             value, info = self._sample_add_remove(prepared.sorted_values(), rng)
         else:
             value = self.sample(prepared, rng)
+        fields: dict[str, Any] = {}
+        if self.capped is not None and self.atoms is not None:  # the test, the level, then Lemma 9
+            fields["proof"] = ADD_REMOVE_ATOMS_PROOF
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
+            **fields,
             details={
                 "method": "exponential",
                 "bounds": (self.lower, self.upper),

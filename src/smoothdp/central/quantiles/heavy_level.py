@@ -37,16 +37,28 @@ from smoothdp.central.quantiles.exact_draws import exact_categorical
 from smoothdp.keywords import check_keywords_of
 
 __all__ = [
+    "ADD_REMOVE_ATOMS_PROOF",
     "LEVEL_SHARE",
+    "PRE_STAGE_SHARE",
     "add_remove_atoms",
     "heavy_level_counts",
     "heavy_level_scores",
     "level_choice_calibration",
+    "pre_stage_epsilon",
     "sample_heavy_level",
 ]
 
-#: The share of the add/remove pre-stage's ε (TEST_SHARE·ε) spent on choosing the level; the rest tests.
+#: The proof of the add/remove quantiles with atoms: the test, the level choice, then Lemma 9 (or 10).
+ADD_REMOVE_ATOMS_PROOF = "docs/theory/quantiles.md#the-heavy-level-without-n"
+#: The share of ε of the add/remove pre-stage (the lattice test and the level choice).
+PRE_STAGE_SHARE = 0.05
+#: The share of the pre-stage's ε spent on choosing the level; the rest tests.
 LEVEL_SHARE = 0.5
+
+
+def pre_stage_epsilon(epsilon: float) -> float:
+    """The ε of the add/remove pre-stage (test and level choice) out of the caller's ε."""
+    return PRE_STAGE_SHARE * epsilon
 
 
 def level_choice_calibration(epsilon_select: float) -> tuple[float, float, float]:

@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atom_selection import TEST_SHARE
 from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, build_atoms, check_lattice
 from smoothdp.central.quantiles.em_samplers import (
     capped_calibration,
@@ -21,7 +20,11 @@ from smoothdp.central.quantiles.em_samplers import (
     split_target,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
-from smoothdp.central.quantiles.heavy_level import add_remove_atoms
+from smoothdp.central.quantiles.heavy_level import (
+    ADD_REMOVE_ATOMS_PROOF,
+    add_remove_atoms,
+    pre_stage_epsilon,
+)
 from smoothdp.central.quantiles.multi import MultiQuantile, recursive_levels
 from smoothdp.exact import sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -53,8 +56,9 @@ class RecursiveQuantiles(MultiQuantile):
     public parameters (docs/theory/quantiles.md#adding-or-removing-a-record). ``lattice`` (default ``None``,
     the continuum; ``"multiscale"``, a spacing or several, as :class:`ExponentialQuantile`) gives the nodes
     the tie-aware utility and the atoms of :class:`ExponentialQuantile` (same sensitivities); under
-    add/remove a private lattice test (5% of ε) first picks heavy or light atoms for every node
-    (docs/theory/quantiles.md#the-lattice-test-without-n).
+    add/remove a private lattice test (2.5% of ε) first picks heavy or light atoms for every node
+    (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
+    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n); then ε_ℓ = 0.95ε/L.
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
@@ -92,10 +96,10 @@ class RecursiveQuantiles(MultiQuantile):
 
     @property
     def epsilon_test(self) -> float:
-        """The lattice test's share of ε (under add/remove with a lattice; else 0)."""
-        return (
-            TEST_SHARE * self.epsilon if self.neighbours == "add_remove" and self.atoms is not None else 0.0
-        )
+        """The ε of the lattice test and level choice (under add/remove with a lattice; else 0)."""
+        if self.neighbours == "add_remove" and self.atoms is not None:
+            return pre_stage_epsilon(self.epsilon)
+        return 0.0
 
     @property
     def epsilon_per_node(self) -> float:
@@ -189,6 +193,7 @@ class RecursiveQuantiles(MultiQuantile):
             values[self.inverse],
             sampler=sampler_label(self.numerics),
             details={**self._details(), **({"lattice_test": info} if info else {})},
+            **({"proof": ADD_REMOVE_ATOMS_PROOF} if info else {}),
             not_private=NotPrivate(),
         )
 
