@@ -267,8 +267,9 @@ def _test_losses(
     }
 
 
-#: The documented split of the add/remove pre-stage (5% of ε): half tests, half chooses the heavy level.
-LEVEL_SHARE_OF_TEST = 0.5
+#: The documented split of the add/remove pre-stage (7.5% of ε): 5% tests, 2.5% chooses the heavy level.
+PRE_STAGE_SHARE = 0.075
+LEVEL_SHARE_OF_TEST = 1.0 / 3.0
 
 
 @functools.lru_cache(maxsize=16)
@@ -384,10 +385,10 @@ def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """KSS on two quantiles under add/remove: level 1 is qs[0] on all data at ε/L (L = 2 levels, one node per
     level meets the added record) with Δ = max(q, 1 − q); level 2 is qs[1] rescaled on x ≥ v1. Each node's
     cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds; with atoms the
-    test and the level choice (5% of ε) run first and pick the atoms of every node."""
+    test and the level choice (7.5% of ε) run first and pick the atoms of every node."""
     q1, q2 = (float(q) for q in mech.unique_qs)
     spec = mech.lattice
-    eps_test = 0.05 * mech.epsilon if spec is not None else 0.0  # the lattice test's share under add/remove
+    eps_test = PRE_STAGE_SHARE * mech.epsilon if spec is not None else 0.0  # test and level choice
     eps_node = (mech.epsilon - eps_test) / 2.0
     if spec is None:
         branches = {"none": (0.0, 0.0)}

@@ -70,7 +70,7 @@ class ExponentialQuantile(Mechanism):
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
     whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
-    private test (2.5% of ε) first picks heavy or light atoms
+    private test (5% of ε) first picks heavy or light atoms
     (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
     makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n).
 

@@ -56,9 +56,9 @@ class RecursiveQuantiles(MultiQuantile):
     public parameters (docs/theory/quantiles.md#adding-or-removing-a-record). ``lattice`` (default ``None``,
     the continuum; ``"multiscale"``, a spacing or several, as :class:`ExponentialQuantile`) gives the nodes
     the tie-aware utility and the atoms of :class:`ExponentialQuantile` (same sensitivities); under
-    add/remove a private lattice test (2.5% of ε) first picks heavy or light atoms for every node
+    add/remove a private lattice test (5% of ε) first picks heavy or light atoms for every node
     (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
-    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n); then ε_ℓ = 0.95ε/L.
+    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n); then ε_ℓ = 0.925ε/L.
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
