@@ -39,8 +39,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-#: The pages whose formulas are LaTeX ($…$, $$…$$), relative to docs/. Still to convert (then add them here):
-#: theory/quantiles.md, theory/tables.md, quantiles.md, tables.md.
+#: The pages whose formulas are LaTeX ($…$, $$…$$), relative to docs/: every theory page and guide (add a new
+#: one here). Not listed: references.md and the API pages (a Greek letter in a title or citation, no formula).
 THEORY_PAGES = [
     "theory/index.md",
     "theory/calibration.md",
@@ -53,8 +53,10 @@ THEORY_PAGES = [
     "theory/moments.md",
     "theory/noise.md",
     "theory/privacy-definitions.md",
+    "theory/quantiles.md",
     "theory/smooth-sensitivity.md",
     "theory/smoothed-dp.md",
+    "theory/tables.md",
     "theory/unbounded.md",
 ]
 GUIDE_PAGES = [
@@ -76,6 +78,8 @@ GUIDE_PAGES = [
     "gallery.md",
     "tutorials/central.md",
     "tutorials/tables.md",
+    "quantiles.md",
+    "tables.md",
 ]
 TYPESET_PAGES = THEORY_PAGES + GUIDE_PAGES
 RAW_TEX = re.compile(r"\\frac|\\sqrt|\\mathrm|_\{|\^\{|\$\$|\\\(|\\\[")

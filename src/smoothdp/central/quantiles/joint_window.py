@@ -24,7 +24,7 @@ sampler does (:mod:`smoothdp.central.quantiles.window`).
   between two windows) is a repeat the masks cannot hold: the whole-data programme runs (data-dependent
   work, documented in docs/theory/floating-point.md#timing).
 
-The released law is within e^{±κ} of the exact JointExp law for every data set, κ = (4m + 8)E* + 2^-28
+The released law is within e^{±κ} of the exact JointExp law for every data set, κ = (4m + 8)E* + 2^-26
 (E*: :func:`~smoothdp.central.quantiles.greedy.greedy_error_bound`); :func:`windowed_margin` charges 2κ.
 """
 
