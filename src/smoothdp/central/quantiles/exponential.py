@@ -143,6 +143,7 @@ class ExponentialQuantile(Mechanism):
             if self.atoms is not None:
                 self.epsilon_test = pre_stage_epsilon(self.epsilon)
                 width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
+                self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]  # the test, the level, Lemma 9
             self.capped = capped_calibration(
                 epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
             )
@@ -271,13 +272,9 @@ class ExponentialQuantile(Mechanism):
             value, info = self._sample_add_remove(prepared.sorted_values(), rng)
         else:
             value = self.sample(prepared, rng)
-        fields: dict[str, Any] = {}
-        if self.capped is not None and self.atoms is not None:  # the test, the level, then Lemma 9
-            fields["proof"] = ADD_REMOVE_ATOMS_PROOF
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
-            **fields,
             details={
                 "method": "exponential",
                 "bounds": (self.lower, self.upper),

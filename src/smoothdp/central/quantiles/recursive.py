@@ -89,6 +89,8 @@ class RecursiveQuantiles(MultiQuantile):
         self.lattice = check_lattice(lattice)
         #: The nodes' light atoms (None: the continuum).
         self.atoms = build_atoms(self.lattice)
+        if self.neighbours == "add_remove" and self.atoms is not None:  # the test, the level, Lemma 10
+            self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]
 
     @property
     def levels(self) -> int:
@@ -193,7 +195,6 @@ class RecursiveQuantiles(MultiQuantile):
             values[self.inverse],
             sampler=sampler_label(self.numerics),
             details={**self._details(), **({"lattice_test": info} if info else {})},
-            **({"proof": ADD_REMOVE_ATOMS_PROOF} if info else {}),
             not_private=NotPrivate(),
         )
 
