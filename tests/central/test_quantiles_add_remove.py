@@ -12,6 +12,7 @@ import pytest
 import smoothdp
 from smoothdp.central import quantile_api
 from smoothdp.central.quantiles import ExponentialQuantile, RecursiveQuantiles
+from smoothdp.central.quantiles.atom_selection import coarse_to_fine
 from smoothdp.central.quantiles.em_samplers import split_target
 from smoothdp.rng import default_rng
 
@@ -52,8 +53,9 @@ def test_every_parameter_is_public_whatever_n():
     public = [{k: v for k, v in r.to_dict().items() if k != "value"} for r in releases]
     for p in public:  # the lattice test's report is a private output (covered): its keys are public
         report = p["details"].pop("lattice_test")
-        assert set(report) == {"epsilon", "noisy_statistic", "threshold", "atoms"}
-        assert report["epsilon"] == 0.05 * 0.5
+        assert set(report) == {"epsilon", "noisy_statistic", "threshold", "atoms", "epsilon_level", "level"}
+        assert report["epsilon"] == pytest.approx(0.05 * 0.5)  # the test's, as before the level choice
+        assert report["epsilon_level"] == pytest.approx(0.025 * 0.5)
     assert public[0] == public[1] == public[2]
     assert all(r.guarantee == smoothdp.PureDP(0.5, neighbours="add_remove") for r in releases)
 
@@ -190,3 +192,73 @@ def test_the_lattice_test_makes_tied_values_exact_at_small_epsilon():
     normal = np.random.default_rng(7).normal(40, 10, 20000)
     r = smoothdp.median(normal, epsilon=1.0, bounds=(0, 125), neighbours="add_remove", rng=rng)
     assert r.details["lattice_test"]["atoms"] == "light"
+
+
+def _level_choice_worst_loss(coef: float) -> float:
+    """The sup over adversarial add/remove neighbours (every multiset of ≤ 3 records from points on
+    different levels, and off them, plus one record) of the log ratio of the level choice's law, written
+    out from its documented scores (tests/mechanisms/quantile_cases.level_choice_log_law)."""
+    import itertools
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
+    from quantile_cases import level_choice_log_law
+
+    points = (0.0, 0.5, 0.25, 0.1, 0.125, 0.55, 0.001, 1 / 3)  # integer, dyadic, decimal, mixed, off
+    worst = 0.0
+    for size in range(4):
+        for x in itertools.combinations_with_replacement(points, size):
+            a = level_choice_log_law(x, "multiscale", 0.0, 1.0, coef)
+            for z in points:
+                b = level_choice_log_law((*x, z), "multiscale", 0.0, 1.0, coef)
+                worst = max(worst, max(abs(a[k] - b[k]) for k in a))
+    return worst
+
+
+def test_the_level_choice_is_private_under_add_remove_and_its_broken_twin_is_not():
+    """docs/theory/quantiles.md#the-heavy-level-without-n: the code's scores are the documented ones, and
+    the choice at the public coefficient loses at most ε_s on every add/remove pair; the same choice
+    calibrated for a sensitivity of 0.5 (the twin) loses more."""
+    from smoothdp.central.quantiles.atoms import build_atoms
+    from smoothdp.central.quantiles.em_samplers import capped_calibration
+    from smoothdp.central.quantiles.heavy_level import (
+        heavy_level_counts,
+        heavy_level_scores,
+        level_choice_calibration,
+    )
+
+    eps = 0.7
+    coef, cap, eta = level_choice_calibration(eps)
+    light = build_atoms("multiscale")
+    x = np.sort(np.array([0.0, 0.5, 0.25, 0.1, 0.125, 0.55, 0.001, 1 / 3, 0.5]))
+    code = heavy_level_scores(heavy_level_counts(x, light), cap)
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
+    from quantile_cases import level_choice_log_law
+
+    law = level_choice_log_law(x, "multiscale", 0.0, 1.0, 1.0)  # coef 1: log weights are scores
+    documented = [law[i] - law["every"] + math.log(len(light.levels)) for i in coarse_to_fine(light)]
+    assert np.allclose(code[1:], documented) and code[0] == 0.0
+    assert _level_choice_worst_loss(coef) + 4 * eta <= eps
+    twin = capped_calibration(epsilon=eps, sensitivity=0.5, width=None)[0]
+    assert _level_choice_worst_loss(twin) > eps
+
+
+def test_integer_data_get_the_exact_quantiles_at_moderate_epsilon_n():
+    """Adult ages, n = 2000, ε = 0.2 (ε·n = 400): with one heavy level (the integers) the median is the
+    exact integer in most releases; with every level heavy (the previous design) the finer levels' mass
+    between the integers drew half the medians off them."""
+    from smoothdp.data import load_adult_ages
+
+    x = np.random.default_rng(3).choice(load_adult_ages(), 2000)
+    truth = np.quantile(x, [0.25, 0.5, 0.75], method="inverted_cdf")
+    rng = default_rng(4)
+    med = [smoothdp.median(x, epsilon=0.2, bounds=(0, 125), neighbours="add_remove", rng=rng).value
+           for _ in range(40)]  # fmt: skip
+    assert np.mean(np.array(med) == truth[1]) >= 0.7  # every level heavy: 0.5 on these draws
+    qs = [smoothdp.quantiles(x, [0.25, 0.5, 0.75], epsilon=0.2, bounds=(0, 125), neighbours="add_remove",
+                             rng=rng).value for _ in range(40)]  # fmt: skip
+    assert np.mean(np.array(qs) == truth) >= 0.45  # every level heavy: 0.39

@@ -267,16 +267,84 @@ def _test_losses(
     }
 
 
-def _branch_atoms(spec: Any, lower: float, upper: float, branch: str) -> dict[float, float]:
-    per_spacing = HEAVY_PER_SPACING if branch == "heavy" else ATOM_MASS_PER_SPACING
-    return _atoms_of(spec, lower, upper, per_spacing)
+#: The documented split of the add/remove pre-stage (7.5% of ε): 5% tests, 2.5% chooses the heavy level.
+PRE_STAGE_SHARE = 0.075
+LEVEL_SHARE_OF_TEST = 1.0 / 3.0
+
+
+@functools.lru_cache(maxsize=16)
+def _level_points(spec: Any, lower: float, upper: float) -> list[tuple[int, frozenset[float]]]:
+    """(index in the spec's levels, the level's points in [lower, upper]), coarse to fine."""
+    _atoms_of(spec, 0.0, 1.0)  # puts tests/central on the path
+    from atoms_law import atom_masses
+    from greedy_law import spec_levels
+
+    levels = spec_levels(spec)
+    order = sorted(range(len(levels)), key=lambda i: -levels[i][0] / levels[i][1])
+    return [(i, frozenset(atom_masses([levels[i]], 1.0, lower, upper))) for i in order]
+
+
+def level_choice_log_law(x: Any, spec: Any, lower: float, upper: float, coef: float) -> dict[Any, float]:
+    """The documented choice of the heavy level, written out: candidates "every" (score 0, base mass L)
+    and each level ℓ (score 2N_ℓ − D_ℓ − N, N the records on any level, N_ℓ on ℓ, D_ℓ on ℓ and a coarser
+    level; base mass 1), probabilities ∝ mass·exp(coef·score). Returns ln P per candidate (levels by index
+    in the spec)."""
+    pts = _level_points(spec, lower, upper)
+    data = [float(v) for v in np.asarray(x, float)]
+    union = frozenset().union(*(p for _, p in pts))
+    n_any = sum(v in union for v in data)
+    logw: dict[Any, float] = {"every": math.log(len(pts))}
+    coarser: frozenset[float] = frozenset()
+    for index, points in pts:
+        on = sum(v in points for v in data)
+        both = sum(v in points and v in coarser for v in data)
+        logw[index] = coef * (2 * on - both - n_any)
+        coarser |= points
+    top = max(logw.values())
+    log_z = top + math.log(sum(math.exp(w - top) for w in logw.values()))
+    return {k: w - log_z for k, w in logw.items()}
+
+
+def _outcome_losses(
+    x: Any, x2: Any, spec: Any, lower: float, upper: float, epsilon_pre: float
+) -> dict[Any, tuple[float, float]]:
+    """For each outcome of the pre-stage ("light", "every", a level index): the sup log ratio of its
+    probability (test report and level choice), both directions. The test runs at (1 − s)·ε_pre, the level
+    choice at s·ε_pre with coef by the public rule (capped_calibration, sensitivity 1)."""
+    from smoothdp.central.quantiles.em_samplers import capped_calibration
+
+    eps_select = LEVEL_SHARE_OF_TEST * epsilon_pre
+    tests = _test_losses(x, x2, _atoms_of(spec, lower, upper), epsilon_pre - eps_select)
+    coef = capped_calibration(epsilon=eps_select, sensitivity=1.0, width=None)[0]
+    la, lb = (
+        level_choice_log_law(x, spec, lower, upper, coef),
+        level_choice_log_law(x2, spec, lower, upper, coef),
+    )
+    out: dict[Any, tuple[float, float]] = {"light": tests["light"]}
+    hf, hb = tests["heavy"]
+    for k in la:
+        out[k] = (hf + la[k] - lb[k], hb + lb[k] - la[k])
+    return out
+
+
+def _branch_atoms(spec: Any, lower: float, upper: float, branch: Any) -> dict[float, float]:
+    """The atoms of an outcome: every level light, every level heavy, or level ``branch`` heavy."""
+    if branch in ("light", "every", "heavy"):
+        per_spacing = ATOM_MASS_PER_SPACING if branch == "light" else HEAVY_PER_SPACING
+        return _atoms_of(spec, lower, upper, per_spacing)
+    from atoms_law import atom_masses
+    from greedy_law import spec_levels
+
+    levels = spec_levels(spec)
+    factors = [HEAVY_PER_SPACING if i == branch else ATOM_MASS_PER_SPACING for i in range(len(levels))]
+    return atom_masses(levels, factors, lower, upper)
 
 
 def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """The add/remove exponential-mechanism quantile (each data set with its own target q·n), at the
     mechanism's public coefficient and cap: max over the pieces, atoms or candidates; with atoms, the
-    test's report and the atoms it picks (every level heavy or light) are part of the output (both
-    directions)."""
+    test's report, the level choice and the atoms they pick (every level light, every level heavy, or one
+    level heavy) are part of the output (both directions)."""
     coef, cap, _ = mech.capped
     if mech.candidates is not None:
 
@@ -294,7 +362,9 @@ def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     light = _atoms_of(mech.lattice, mech.lower, mech.upper)
     y = np.concatenate((y, np.array(list(light), dtype=float)))
     worst = 0.0
-    for branch, (forward, backward) in _test_losses(x, x2, light, mech.epsilon_test).items():
+    for branch, (forward, backward) in _outcome_losses(
+        x, x2, mech.lattice, mech.lower, mech.upper, mech.epsilon_test
+    ).items():
         atoms = _branch_atoms(mech.lattice, mech.lower, mech.upper, branch)
         a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
         b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
@@ -315,15 +385,15 @@ def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """KSS on two quantiles under add/remove: level 1 is qs[0] on all data at ε/L (L = 2 levels, one node per
     level meets the added record) with Δ = max(q, 1 − q); level 2 is qs[1] rescaled on x ≥ v1. Each node's
     cap and coefficient by the public rule (capped_calibration) at its own ε, Δ and bounds; with atoms the
-    test (5% of ε) runs first and picks the atoms of every node."""
+    test and the level choice (7.5% of ε) run first and pick the atoms of every node."""
     q1, q2 = (float(q) for q in mech.unique_qs)
     spec = mech.lattice
-    eps_test = 0.05 * mech.epsilon if spec is not None else 0.0  # the lattice test's share under add/remove
+    eps_test = PRE_STAGE_SHARE * mech.epsilon if spec is not None else 0.0  # test and level choice
     eps_node = (mech.epsilon - eps_test) / 2.0
     if spec is None:
         branches = {"none": (0.0, 0.0)}
     else:
-        branches = _test_losses(x, x2, _atoms_of(spec, mech.lower, mech.upper), eps_test)
+        branches = _outcome_losses(x, x2, spec, mech.lower, mech.upper, eps_test)
     worst = 0.0
     for branch, (forward, backward) in branches.items():
         f, b = _recursive_branch(mech, x, x2, q1, q2, spec, eps_node, branch)
@@ -332,7 +402,7 @@ def recursive_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 
 def _recursive_branch(
-    mech: Any, x: Any, x2: Any, q1: float, q2: float, spec: Any, eps_node: float, branch: str
+    mech: Any, x: Any, x2: Any, q1: float, q2: float, spec: Any, eps_node: float, branch: Any
 ) -> tuple[float, float]:
     """The two-level recursive law's sup log ratios (both directions) for one outcome of the test."""
     from smoothdp.central.quantiles.em_samplers import capped_calibration

@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atom_selection import TEST_SHARE
 from smoothdp.central.quantiles.atoms import (
     ATOM_MASS,
     MULTISCALE,
@@ -20,7 +19,6 @@ from smoothdp.central.quantiles.atoms import (
     check_lattice,
 )
 from smoothdp.central.quantiles.em_samplers import (
-    add_remove_lattice_test,
     capped_calibration,
     check_candidates,
     check_width,
@@ -36,6 +34,11 @@ from smoothdp.central.quantiles.em_samplers import (
     tie_distance,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
+from smoothdp.central.quantiles.heavy_level import (
+    ADD_REMOVE_ATOMS_PROOF,
+    add_remove_atoms,
+    pre_stage_epsilon,
+)
 from smoothdp.central.quantiles.window import sample_em_windowed
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -68,7 +71,8 @@ class ExponentialQuantile(Mechanism):
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
     whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
     private test (5% of ε) first picks heavy or light atoms
-    (docs/theory/quantiles.md#the-lattice-test-without-n).
+    (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
+    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n).
 
     Parameters
     ----------
@@ -137,8 +141,9 @@ class ExponentialQuantile(Mechanism):
         if relation == "add_remove":
             width: float | None = None if self.candidates is not None else self.width
             if self.atoms is not None:
-                self.epsilon_test = TEST_SHARE * self.epsilon
+                self.epsilon_test = pre_stage_epsilon(self.epsilon)
                 width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
+                self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]  # the test, the level, Lemma 9
             self.capped = capped_calibration(
                 epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
             )
@@ -218,10 +223,9 @@ class ExponentialQuantile(Mechanism):
                 numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
         else:
-            info = add_remove_lattice_test(
-                sorted_x, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+            atoms, info = add_remove_atoms(
+                sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
             )
-            atoms = self.test_atoms(info["atoms"] == "heavy")
             value = sample_em_lattice(
                 sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=atoms,
                 grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,

@@ -10,10 +10,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atom_selection import TEST_SHARE
 from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, build_atoms, check_lattice
 from smoothdp.central.quantiles.em_samplers import (
-    add_remove_lattice_test,
     capped_calibration,
     heavy_atoms,
     rank_sensitivity,
@@ -22,6 +20,11 @@ from smoothdp.central.quantiles.em_samplers import (
     split_target,
 )
 from smoothdp.central.quantiles.exact_draws import log_weight_margin
+from smoothdp.central.quantiles.heavy_level import (
+    ADD_REMOVE_ATOMS_PROOF,
+    add_remove_atoms,
+    pre_stage_epsilon,
+)
 from smoothdp.central.quantiles.multi import MultiQuantile, recursive_levels
 from smoothdp.exact import sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -54,7 +57,8 @@ class RecursiveQuantiles(MultiQuantile):
     the continuum; ``"multiscale"``, a spacing or several, as :class:`ExponentialQuantile`) gives the nodes
     the tie-aware utility and the atoms of :class:`ExponentialQuantile` (same sensitivities); under
     add/remove a private lattice test (5% of ε) first picks heavy or light atoms for every node
-    (docs/theory/quantiles.md#the-lattice-test-without-n).
+    (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
+    makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n); then ε_ℓ = 0.925ε/L.
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
@@ -85,6 +89,8 @@ class RecursiveQuantiles(MultiQuantile):
         self.lattice = check_lattice(lattice)
         #: The nodes' light atoms (None: the continuum).
         self.atoms = build_atoms(self.lattice)
+        if self.neighbours == "add_remove" and self.atoms is not None:  # the test, the level, Lemma 10
+            self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]
 
     @property
     def levels(self) -> int:
@@ -92,10 +98,10 @@ class RecursiveQuantiles(MultiQuantile):
 
     @property
     def epsilon_test(self) -> float:
-        """The lattice test's share of ε (under add/remove with a lattice; else 0)."""
-        return (
-            TEST_SHARE * self.epsilon if self.neighbours == "add_remove" and self.atoms is not None else 0.0
-        )
+        """The ε of the lattice test and level choice (under add/remove with a lattice; else 0)."""
+        if self.neighbours == "add_remove" and self.atoms is not None:
+            return pre_stage_epsilon(self.epsilon)
+        return 0.0
 
     @property
     def epsilon_per_node(self) -> float:
@@ -154,9 +160,9 @@ class RecursiveQuantiles(MultiQuantile):
         info: dict[str, Any] = {}
         atoms = self.atoms
         if atoms is not None and self.neighbours == "add_remove":
-            info = add_remove_lattice_test(sorted_x, atoms, self.epsilon_test, rng, numerics=self.numerics)
-            if info["atoms"] == "heavy":
-                atoms = heavy_atoms(self.lattice)
+            atoms, info = add_remove_atoms(
+                sorted_x, self.lattice, atoms, self.epsilon_test, rng, numerics=self.numerics
+            )
         qs = self.unique_qs
         out = np.empty(qs.size)
         # Stack of (data slice, quantiles (global indices), lower, upper, q-scale offset/span).
