@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 
 if TYPE_CHECKING:
     from flint import arb

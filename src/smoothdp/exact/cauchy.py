@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 from smoothdp.exact._core import (
     BASIC_ERR as B,
 )

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 from smoothdp.exact._core import (
     F64,
     U64,

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 from smoothdp.exact._core import BASIC_ERR as B
 from smoothdp.exact._core import ELEM_ERR as E
 from smoothdp.exact._core import F64, dyadic_to_float_bounds, end_fraction, hi, lo

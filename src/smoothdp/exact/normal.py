@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 from smoothdp.exact._core import F64, NDTRI_ERR
 from smoothdp.exact.arithmetic import BINARY64, LONG_DOUBLE, Arithmetic, arithmetic_of
 from smoothdp.exact.laws import LawBase, Scratch, arb_constant, take

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import lazy_flint as flint
 from smoothdp.exact._core import F64
 from smoothdp.exact.arithmetic import Arithmetic, arithmetic_of
 from smoothdp.exact.laws import LawBase, Scratch, arb_constant, take, take_integers

@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.exact import _core, engine
-from smoothdp.exact import _flint as flint
+from smoothdp.exact import engine
+from smoothdp.exact import lazy_flint as flint
+from smoothdp.exact._core import BASIC_ERR, Affine, GridRounder, fraction_float_bounds
+from smoothdp.exact._core import hi as upper_float
+from smoothdp.exact._core import lo as lower_float
 from smoothdp.exact.grid import OutputGrid
 from smoothdp.exact.laws import LogUniformLaw, TruncatedExponentialLaw, UniformLaw
 
@@ -137,7 +140,7 @@ def add_noise(
     c_lo, c_hi, c_index = _center_rows(parsed, base, shape, dim)
     s_flat = s.reshape(n) if s.shape == shape else np.broadcast_to(s, shape).reshape(n)
     s2 = np.broadcast_to(s_flat.reshape(n, 1), (n, dim))
-    affine = _core.Affine(
+    affine = Affine(
         c_lo=c_lo,
         c_hi=c_hi,
         s_lo=s2,
@@ -174,9 +177,9 @@ def uniform_on_grid(
     hi_f = np.broadcast_to(hi, shape).reshape(n, 1)
     with np.errstate(all="ignore"):
         d = hi_f - lo_f
-        d_lo = np.maximum(_core.lo(d, _core.BASIC_ERR), 0.0)
-        d_hi = _core.hi(d, _core.BASIC_ERR)
-    affine = _core.Affine(
+        d_lo = np.maximum(lower_float(d, BASIC_ERR), 0.0)
+        d_hi = upper_float(d, BASIC_ERR)
+    affine = Affine(
         c_lo=lo_f,
         c_hi=lo_f,
         s_lo=np.where(d == 0, 0.0, d_lo),
@@ -254,8 +257,8 @@ def _affine_draw(
     if multiplier is None:
         with np.errstate(all="ignore"):
             d = np.full((1, 1), upper - lower)
-            s_lo = np.maximum(_core.lo(d, _core.BASIC_ERR), 0.0)
-            s_hi = _core.hi(d, _core.BASIC_ERR)
+            s_lo = np.maximum(lower_float(d, BASIC_ERR), 0.0)
+            s_hi = upper_float(d, BASIC_ERR)
         s_lo, s_hi = np.where(d == 0, 0.0, s_lo), np.where(d == 0, 0.0, s_hi)
 
         def s_arb(i: int) -> Any:
@@ -267,7 +270,7 @@ def _affine_draw(
         def s_arb(i: int) -> Any:
             return flint.arb(multiplier)
 
-    affine = _core.Affine(
+    affine = Affine(
         c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: flint.arb(center), s_arb=s_arb
     )
     return float(engine.run(law, affine, 1, _rounder(grid), rng)[0, 0])
@@ -301,8 +304,8 @@ def _center_rows(
     return parsed.lo.reshape(-1)[index], parsed.hi.reshape(-1)[index], lambda i, j: int(index[i, j])
 
 
-def _rounder(grid: OutputGrid) -> _core.GridRounder:
-    return _core.GridRounder(grid.exponent, grid.precision)
+def _rounder(grid: OutputGrid) -> GridRounder:
+    return GridRounder(grid.exponent, grid.precision)
 
 
 @dataclass
@@ -334,13 +337,13 @@ def _parse_center(center: Center) -> _ParsedCenter:
 
         return _ParsedCenter(c_lo.shape, c_lo, c_hi, enclosure_arb)
     if isinstance(center, Fraction):
-        f_lo, f_hi = _core.fraction_float_bounds(center)
+        f_lo, f_hi = fraction_float_bounds(center)
         q = flint.fmpq(center.numerator, center.denominator)
         return _ParsedCenter((), np.array(f_lo), np.array(f_hi), lambda i: flint.arb(q))
     arr = np.asarray(center)
     if arr.dtype == object:
         items = [Fraction(x) for x in arr.reshape(-1)]
-        bounds = np.array([_core.fraction_float_bounds(x) for x in items], dtype=np.float64).reshape(-1, 2)
+        bounds = np.array([fraction_float_bounds(x) for x in items], dtype=np.float64).reshape(-1, 2)
         qs = [flint.fmpq(x.numerator, x.denominator) for x in items]
         lows, highs = bounds[:, 0].reshape(arr.shape), bounds[:, 1].reshape(arr.shape)
         return _ParsedCenter(arr.shape, lows, highs, lambda i: flint.arb(qs[i]))

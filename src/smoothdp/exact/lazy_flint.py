@@ -1,4 +1,4 @@
-"""python-flint, imported on first use (PEP 562): ``from smoothdp.exact import _flint as flint``.
+"""python-flint, imported on first use (PEP 562): ``from smoothdp.exact import lazy_flint as flint``.
 
 Only the slow path of the exact release path (an element the float enclosures cannot decide) and the laws'
 constants need ball arithmetic; a release that never reaches them should not pay python-flint's import.
