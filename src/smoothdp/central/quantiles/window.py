@@ -40,10 +40,9 @@ from numpy.typing import NDArray
 
 from smoothdp.central.quantiles.atoms import Atoms
 from smoothdp.central.quantiles.em_samplers import sample_em_lattice, sample_em_quantile
-from smoothdp.central.quantiles.exact_draws import dyadic_parts, exact_categorical
+from smoothdp.central.quantiles.exact_draws import bracket_uniform, dyadic_parts, exact_categorical
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.exact.bits import bernoulli as _bernoulli
-from smoothdp.exact.bits import uniform_bits as _uniform_bits
 from smoothdp.scale.engine import Records
 from smoothdp.work import tally
 
@@ -186,30 +185,6 @@ def _draw_in_gap(
     return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics))
 
 
-def _float_below(y: Fraction) -> float:
-    """The largest float ≤ y."""
-    f = float(y)
-    return f if Fraction(f) <= y else float(np.nextafter(f, -np.inf))
-
-
-def _bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator) -> float:
-    """A float f with f < Y < next(f) for Y uniform on (lo, hi), exactly (Y is a float with probability 0):
-    ``words`` 64-bit words of Y's bits at once (public), more only when they do not decide (rare)."""
-    base, span = Fraction(lo), Fraction(hi) - Fraction(lo)
-    acc = 0
-    for _ in range(words):
-        acc = (acc << 64) | _uniform_bits(rng)
-    bits = 64 * words
-    while True:
-        y_lo = base + span * Fraction(acc, 1 << bits)
-        y_hi = base + span * Fraction(acc + 1, 1 << bits)
-        f = _float_below(y_lo)
-        if Fraction(float(np.nextafter(f, np.inf))) >= y_hi:
-            return f
-        acc = (acc << 64) | _uniform_bits(rng)
-        bits += 64
-
-
 class _OutsidePoint:
     """A point y of ν on one outside part S = [lower, x_(a)) or (x_(b), upper], drawn in the outside round:
     an atom (exact float, drawn by mass) or a continuum point known as the float f just below it."""
@@ -239,7 +214,7 @@ class _OutsidePoint:
             self.point = atom
             self.atom = True
         else:
-            self.point = _bracket_uniform(lo, hi, words, rng)
+            self.point = bracket_uniform(lo, hi, words, rng)
 
 
 def _words(lower: float, upper: float) -> int:
