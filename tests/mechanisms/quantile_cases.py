@@ -122,8 +122,9 @@ def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         a = _log_em_density(x, mech.lower, mech.upper, t, coef, y)
         b = _log_em_density(x2, mech.lower, mech.upper, t, coef, y)
         return float(np.max(np.abs(a - b)))
-    assert mech.atom_mass == ATOM_MASS_PER_SPACING
-    atoms = _atoms_of(mech.lattice, mech.lower, mech.upper)
+    # the documented masses: light 2^-14 per unit of spacing, or heavy 64 (``atoms="heavy"``)
+    assert mech.atom_mass == (HEAVY_PER_SPACING if mech.atom_choice == "heavy" else ATOM_MASS_PER_SPACING)
+    atoms = _atoms_of(mech.lattice, mech.lower, mech.upper, mech.atom_mass)
     y = np.concatenate((y, np.array(list(atoms), dtype=float)))
     a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, y)
     b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, y)
@@ -361,6 +362,12 @@ def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         return float(np.max(np.abs(a - b)))
     light = _atoms_of(mech.lattice, mech.lower, mech.upper)
     y = np.concatenate((y, np.array(list(light), dtype=float)))
+    if mech.atom_choice in ("light", "heavy"):  # a public choice: no test, one base measure
+        per = HEAVY_PER_SPACING if mech.atom_choice == "heavy" else ATOM_MASS_PER_SPACING
+        atoms = _atoms_of(mech.lattice, mech.lower, mech.upper, per)
+        a = _log_capped_density(x, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
+        b = _log_capped_density(x2, mech.lower, mech.upper, mech.q, coef, cap, atoms, y)
+        return float(np.max(np.abs(a - b)))
     worst = 0.0
     for branch, (forward, backward) in _outcome_losses(
         x, x2, mech.lattice, mech.lower, mech.upper, mech.epsilon_test
@@ -481,6 +488,18 @@ def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list
         ),
         case(
             mechanism=ExponentialQuantile,
+            label="add/remove, median, heavy atoms on one level (public choice, no test)",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": 0.25, "atoms": "heavy", **ar, **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.9]),
+            neighbours=lambda: [p for n in (0, 1, 2) for p in add_remove_pairs(n, (0.0, 1 / 3, 0.5, 0.55))],
+            privacy_loss=em_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=[*bad, ({"atoms": "every"}, ValueError, "atoms")],
+        ),
+        case(
+            mechanism=ExponentialQuantile,
             label="add/remove, candidates",
             build=lambda epsilon, **kw: ExponentialQuantile(
                 0.3, **{"epsilon": epsilon, "bounds": BOUNDS, "candidates": [0.0, 0.25, 0.5, 1.0], **ar, **kw}
@@ -541,6 +560,18 @@ def quantile_cases() -> list[Any]:
                 ({"numerics": "fast"}, ValueError, "numerics"),
                 ({"clamp": "yes"}, TypeError, "clamp"),
             ],
+        ),
+        Case(
+            mechanism=ExponentialQuantile,
+            label="median, lattice 0.25, heavy atoms (public choice)",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": 0.25, "atoms": "heavy", **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.5, 0.75, 0.3]),
+            neighbours=lambda: _substitution_pairs(4, (0.0, 0.1, 0.25, 0.5, 0.55, 1.0)),
+            privacy_loss=em_loss,
+            broken=_attr_times("epsilon", 2.0),
+            bad_parameters=[*bad_eps, ({"atoms": "test"}, ValueError, "atoms")],
         ),
         Case(
             mechanism=ExponentialQuantile,

@@ -91,6 +91,7 @@ def median(
     clip: bool = True,
     candidates: ArrayLike | None = None,
     lattice: LatticeSpec = MULTISCALE,
+    atoms: Literal["auto", "test", "light", "heavy"] = "auto",
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -142,6 +143,13 @@ def median(
         needs; nothing to pass for data tied at 62.5, 9.99 or 21.3. A spacing (``1.0``: the integers;
         ``0.1``; ``0.25``), a sequence of spacings, or ``None`` (the pure continuum) for explicit control.
         The smooth-sensitivity release ignores it (it is already exact on heavy ties).
+    atoms
+        Exponential mechanism only: the atoms' masses, a public choice. ``"auto"`` (default): light atoms
+        (2^-14·σ per point) under substitution; under add/remove a private test (5% of ε) picks light or
+        heavy atoms and a private choice (2.5%) the heavy level. ``"heavy"``: 64·σ per point on every level
+        of ``lattice``, nothing spent on a test (for data known to lie on one lattice: ``lattice=0.5,
+        atoms="heavy"`` releases a value tied at a half exactly from a few ranks of margin); ``"light"``:
+        light atoms, no test; ``"test"``: the add/remove test (add/remove only).
     scale
         Public scale hint for ``bounds="private"``.
     noise
@@ -183,6 +191,7 @@ def median(
         clip=clip,
         candidates=candidates,
         lattice=lattice,
+        atoms=atoms,
         scale=scale,
         noise=noise,
         delta=delta,

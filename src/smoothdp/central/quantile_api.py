@@ -40,6 +40,7 @@ from smoothdp.central.quantiles import (
     check_lattice,
 )
 from smoothdp.central.quantiles.atoms import MULTISCALE, LatticeSpec
+from smoothdp.central.quantiles.em_samplers import check_atom_choice
 from smoothdp.central.quantiles.multi import check_quantile_list
 from smoothdp.central.quantiles.nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
@@ -71,6 +72,7 @@ def quantile(
     clip: bool = True,
     candidates: ArrayLike | None = None,
     lattice: LatticeSpec = MULTISCALE,
+    atoms: str = "auto",
     scale: float = 1.0,
     noise: str = DEFAULT_NOISE,
     delta: float = 0.0,
@@ -94,6 +96,7 @@ def quantile(
     check_numerics(numerics)
     _check_method(method, SINGLE_METHODS)
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
+    check_atom_choice(atoms, "add_remove")  # the value; "test" under substitution is refused below
     smooth_options = bool(noise != DEFAULT_NOISE or delta or beta is not None or noise_options)
     if bounds is None:
         if candidates is not None:
@@ -115,6 +118,7 @@ def quantile(
         raise ValueError("method='unbounded' needs bounds=None (it looks for the quantile without bounds)")
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "exponential"))
     n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
+    check_atom_choice(atoms, "add_remove" if add_remove else "substitution")
     if add_remove and method == "auto":
         method = "exponential"
     if method == "auto":
@@ -142,6 +146,7 @@ def quantile(
                 bounds=(lo, hi),
                 candidates=candidates,
                 lattice=lattice,
+                atoms=atoms,
                 clip=clip,
                 clamp=clamp,
                 numerics=numerics,
@@ -187,6 +192,7 @@ def quantiles(
     bounds: Bounds,
     method: str = "auto",
     lattice: LatticeSpec = MULTISCALE,
+    atoms: str = "auto",
     clamp: bool = True,
     clip: bool = True,
     scale: float = 1.0,
@@ -209,7 +215,9 @@ def quantiles(
     ``"smooth_sensitivity"`` (one release per distinct quantile with ε/m each, basic composition).
     ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): JointExp's public
     atoms, on which tied values can be released exactly
-    (docs/theory/quantiles.md#jointexp-on-a-public-lattice). Other arguments as :func:`median`.
+    (docs/theory/quantiles.md#jointexp-on-a-public-lattice). ``atoms`` (``"auto"``, ``"test"``, ``"light"``,
+    ``"heavy"``): the atoms' masses, a public choice as in :func:`median` (JointExp: ``"auto"`` runs its
+    private selection only where it is confident). Other arguments as :func:`median`.
 
     ``neighbours="add_remove"`` (n private): ``method="auto"`` runs, for three distinct quantiles or more,
     the recursive algorithm (an addition touches one node per level: ε/L per node) with the lattice's
@@ -223,6 +231,7 @@ def quantiles(
     check_numerics(numerics)
     _check_method(method, MULTI_METHODS)
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
+    check_atom_choice(atoms, "add_remove")  # the value (JointExp runs its test under substitution too)
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "recursive", "exponential"))
     n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
     unique, inverse = np.unique(qarr, return_inverse=True)
@@ -237,13 +246,14 @@ def quantiles(
                 epsilon=eps_main,
                 bounds=(lo, hi),
                 lattice=lattice,
+                atoms=atoms,
                 clip=clip,
                 clamp=clamp,
                 numerics=numerics,
             )
         if chosen == "auto":
             narrow = narrow_bounds_first(n=n, epsilon=eps_main, n_quantiles=unique.size)
-            evidence = evidence_chooses_atoms(n=n, epsilon=eps_main, lattice=lattice)
+            evidence = atoms == "auto" and evidence_chooses_atoms(n=n, epsilon=eps_main, lattice=lattice)
             if unique.size > 1 and (narrow or evidence):
                 nested = NestedJointQuantiles(
                     qarr, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
@@ -269,6 +279,7 @@ def quantiles(
                 numerics=numerics,
                 neighbours=neighbours,
                 lattice=lattice if add_remove else None,
+                atoms=atoms if add_remove else "auto",
             )
         return _Separate(
             qarr,
@@ -283,6 +294,7 @@ def quantiles(
             n=n,
             neighbours=neighbours,
             lattice=lattice,
+            atoms=atoms,
         )
 
     return _run(
@@ -499,6 +511,7 @@ class _Separate(Mechanism):
         n: int,
         neighbours: str = "substitution",
         lattice: LatticeSpec = MULTISCALE,
+        atoms: str = "auto",
     ) -> None:
         self.qs, self.unique, self.inverse, self.method = qs, unique, inverse, method
         self.epsilon, self.bounds, self.clip, self.clamp, self.numerics = (
@@ -525,6 +538,7 @@ class _Separate(Mechanism):
                         numerics=numerics,
                         neighbours=neighbours,
                         lattice=lattice if neighbours == "add_remove" else MULTISCALE,
+                        atoms=atoms,
                     )
                 )
             else:

@@ -33,6 +33,13 @@ from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import PandasFrame, build_pandas
 from smoothdp.tables.groups import PublicKeys, combine_codes, normalise_key, sort_key
+from smoothdp.tables.lattice_choice import (
+    LatticeChoice,
+    choose_lattice,
+    column_counts,
+    public_description,
+    runs_lattice_choice,
+)
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.tables.query import Query, build_query
@@ -199,9 +206,15 @@ def _sum_partition(pdf: Any, column: str, n_groups: int, quantizer: Any) -> NDAr
     return grouped_sums(values, pdf[GROUP].to_numpy(np.int64), n_groups, quantizer).reshape(1, -1)
 
 
+def _lattice_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]) -> NDArray[np.int64]:
+    """[rows, then the lattice pre-stage's counts] of one partition (they add up over partitions)."""
+    values = as_float_array(pdf[column], name=f"column {column!r}")
+    return np.concatenate(([values.size], column_counts(values, bounds, name=column))).reshape(1, -1)
+
+
 def _release_partition(
     pdf: Any,
-    stats: list[tuple[int, PlannedStatistic, float]],
+    stats: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]],
     bounds: dict[str, tuple[float, float]],
     neighbours: str,
     key: StreamKey,
@@ -215,7 +228,7 @@ def _release_partition(
     present = np.unique(codes)
     local = np.searchsorted(present, codes)
     out: dict[str, Any] = {GROUP: present}
-    for index, stat, eps in stats:
+    for index, stat, eps, options in stats:
         assert stat.column is not None
         values = as_float_array(pdf[stat.column], name=f"column {stat.column!r}")
         column = GroupedColumn(values, local, present.size, bounds[stat.column], name=stat.column)
@@ -223,7 +236,9 @@ def _release_partition(
         def stream(i: int, index: int = index) -> np.random.Generator:
             return key.generator(int(present[i]) * n_stats + index)
 
-        result = run_per_group(stat, column, present.size, epsilon=eps, neighbours=neighbours, rng=stream)
+        result = run_per_group(
+            stat, column, present.size, epsilon=eps, neighbours=neighbours, rng=stream, options=options
+        )
         for j in range(len(stat.outputs)):
             out[f"{index}:{j}"] = result.values[:, j]
     return pd.DataFrame(out)
@@ -242,9 +257,10 @@ def _statistics(
     n_stats = len(plan.statistics)
     pending: dict[str, Any] = {}
     sums: dict[int, Any] = {}
-    per_group: list[tuple[int, PlannedStatistic, float]] = []
+    per_group: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]] = []
     parts = data.to_delayed()
     width = max(n_groups, 1)
+    choices = _lattice_choices(parts, query, n_groups, rng)
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
         if stat.name == "count" and not budget.direct:
             pending["count"] = [dask.delayed(_count_partition)(p, width) for p in parts]
@@ -258,11 +274,13 @@ def _statistics(
             pending[f"sum{i}"] = [
                 dask.delayed(_sum_partition)(p, stat.column, width, mech.quantizer) for p in parts
             ]
+        elif i in choices:
+            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options()))
         else:
-            per_group.append((i, stat, budget.per_group(eps)))
+            per_group.append((i, stat, budget.per_group(eps), None))
     if per_group and n_groups and query.by is not None:
         meta = pd.DataFrame({GROUP: np.zeros(0, np.int64)})
-        for i, stat, _ in per_group:
+        for i, stat, _, _ in per_group:
             for j in range(len(stat.outputs)):
                 meta[f"{i}:{j}"] = np.zeros(0)
         shuffled = data.shuffle(on=GROUP)
@@ -290,10 +308,38 @@ def _statistics(
             values = np.asarray(noisy, dtype=np.float64).reshape(n_groups, 1)
             results.append(StatisticResult(values, meta_sum, not key.secure))
         elif query.by is not None:
-            results.append(_gather(stat, i, by_group, n_groups, query, key, n_stats))
+            results.append(_gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i)))
         elif stat.column is not None:  # by=None: the single-column function on the Dask column itself
             results.append(_whole_column(stat, data[stat.column], budget.per_group(eps), query, rng))
     return results
+
+
+def _lattice_choices(
+    parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
+) -> dict[int, LatticeChoice]:
+    """The pooled lattice choice of every grouped quantile statistic (one pass of counts on the workers,
+    the draws on the driver, in plan order), as the in-memory path makes it."""
+    import dask
+
+    budget = query.budget
+    wanted = [
+        (i, stat, eps)
+        for i, (stat, eps) in enumerate(zip(query.plan.statistics, query.epsilons, strict=True))
+        if query.by is not None and n_groups and runs_lattice_choice(stat.name, budget.call_neighbours)
+    ]
+    if not wanted:
+        return {}
+    pending = []
+    for _, stat, _ in wanted:
+        assert stat.column is not None
+        bounds = query.bounds[stat.column]
+        pending.append([dask.delayed(_lattice_counts_partition)(p, stat.column, bounds) for p in parts])
+    computed = dask.compute(*pending)
+    choices = {}
+    for (i, _, eps), counts in zip(wanted, computed, strict=True):
+        total = np.sum(np.vstack(counts), axis=0)
+        choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=budget.per_group(eps), rng=rng)
+    return choices
 
 
 def _whole_column(
@@ -319,11 +365,13 @@ def _gather(
     query: Query,
     key: StreamKey,
     n_stats: int,
+    choice: LatticeChoice | None = None,
 ) -> StatisticResult:
     """The groups released on the workers, and the groups with no row released here on empty data (same
-    streams); the public description from one release on empty data with a throwaway generator."""
+    streams and, for a grouped quantile, the same lattice choice); the public description from one release
+    on empty data with a throwaway generator."""
     budget = query.budget
-    eps = budget.per_group(query.epsilons[index])
+    eps = budget.per_group(query.epsilons[index]) if choice is None else choice.epsilon_main
     width = len(stat.outputs)
     values = np.full((n_groups, width), np.nan)
     done = np.zeros(n_groups, dtype=bool)
@@ -340,10 +388,15 @@ def _gather(
     kwargs: dict[str, Any] = {"epsilon": eps, "bounds": bounds, "accountant": None}
     if accepts_neighbours(fn):
         kwargs["neighbours"] = budget.call_neighbours
+    if choice is not None:
+        kwargs.update(choice.call_options())
     for g in np.flatnonzero(~done):
         release = fn(
             empty, *positional_arguments(stat), rng=key.generator(int(g) * n_stats + index), **kwargs
         )
         values[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
     example = fn(empty, *positional_arguments(stat), rng=default_rng(0), **kwargs)
-    return StatisticResult(values, describe_release(example), not key.secure)
+    meta = describe_release(example)
+    if choice is not None:
+        meta = public_description(meta, choice)
+    return StatisticResult(values, meta, not key.secure)

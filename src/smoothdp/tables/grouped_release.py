@@ -22,6 +22,12 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import Frame, frame_kind, read_frame
 from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
+from smoothdp.tables.lattice_choice import (
+    choose_lattice,
+    prepared_counts,
+    public_description,
+    runs_lattice_choice,
+)
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
 from smoothdp.tables.result import assemble
@@ -261,16 +267,26 @@ def run_statistics(
                 query.bounds[stat.column],
                 name=stat.column,
             )
-        results.append(
-            run_per_group(
-                stat,
-                columns[stat.column],
-                n_groups,
-                epsilon=budget.per_group(eps),
-                neighbours=budget.call_neighbours,
-                rng=rng,
-            )
+        column = columns[stat.column]
+        eps_group = budget.per_group(eps)
+        choice = None
+        if runs_lattice_choice(stat.name, budget.call_neighbours):  # once for every group (pooled)
+            counts = prepared_counts(column.values)
+            choice = choose_lattice(counts, column.values.size, epsilon_group=eps_group, rng=rng)
+            eps_group = choice.epsilon_main
+        result = run_per_group(
+            stat,
+            column,
+            n_groups,
+            epsilon=eps_group,
+            neighbours=budget.call_neighbours,
+            rng=rng,
+            options=None if choice is None else choice.call_options(),
         )
+        if choice is not None:
+            meta = public_description(result.meta, choice)
+            result = StatisticResult(result.values, meta, result.is_simulation)
+        results.append(result)
     return results
 
 

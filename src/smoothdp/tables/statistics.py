@@ -126,13 +126,16 @@ def run_per_group(
     epsilon: float,
     neighbours: str,
     rng: np.random.Generator | Callable[[int], np.random.Generator],
+    options: dict[str, Any] | None = None,
 ) -> StatisticResult:
-    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours``; ``rng`` is one
-    generator for every group (drawn in group order), or a function giving group g's generator (the
-    disjoint streams of a :class:`~smoothdp.rng.StreamKey` on Dask workers)."""
+    """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours`` (and the public
+    keyword ``options``: a grouped quantile's lattice choice); ``rng`` is one generator for every group
+    (drawn in group order), or a function giving group g's generator (the disjoint streams of a
+    :class:`~smoothdp.rng.StreamKey` on Dask workers)."""
     fn = stat.function()
     args = positional_arguments(stat)
     kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "accountant": None}
+    kwargs.update(options or {})
     if accepts_neighbours(fn):
         kwargs["neighbours"] = neighbours
     out = np.empty((n_groups, len(stat.outputs)), dtype=np.float64)

@@ -27,14 +27,17 @@ from smoothdp.scale.engine import Records, as_records, is_dask_collection
 from smoothdp.validation import prepare_records
 
 __all__ = [
+    "ATOM_CHOICES",
     "LATTICE_TEST_SLACK",
     "add_remove_lattice_test",
     "capped_calibration",
+    "check_atom_choice",
     "check_candidates",
     "check_width",
     "em_lattice_weights",
     "em_quantile_index_weights",
     "heavy_atoms",
+    "lattice_test_from_counts",
     "lattice_test_scale",
     "prepare_data",
     "rank_sensitivity",
@@ -285,12 +288,19 @@ def add_remove_lattice_test(
     when a record is added or removed; S + Z, Z exact discrete Laplace of scale t = fl(1/ε_t) rounded up, is
     ε_t-DP. Heavy atoms (every level's) iff S + Z ≥ 3t. Returns the report (a private output, covered by the
     guarantee)."""
-    from smoothdp.noise import DiscreteLaplace
-
     n = sorted_x.size
     on = int(np.count_nonzero(atoms.contains(sorted_x))) if n else 0
+    return lattice_test_from_counts(on, n, epsilon_test, rng, numerics=numerics)
+
+
+def lattice_test_from_counts(
+    on: int, n: int, epsilon_test: float, rng: np.random.Generator, *, numerics: str
+) -> dict[str, Any]:
+    """:func:`add_remove_lattice_test` from its two counts: N = ``on`` records that are atoms of n."""
+    from smoothdp.noise import DiscreteLaplace
+
     scale = lattice_test_scale(epsilon_test)
-    noisy = 2 * on - n + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
+    noisy = 2 * int(on) - int(n) + int(DiscreteLaplace(scale).sample(rng=rng, numerics=numerics))
     threshold = LATTICE_TEST_SLACK * scale
     return {
         "epsilon": epsilon_test,
@@ -298,6 +308,23 @@ def add_remove_lattice_test(
         "threshold": threshold,
         "atoms": "heavy" if noisy >= threshold else "light",
     }
+
+
+#: The public choices of the atoms' masses of the quantile mechanisms (``atoms=``).
+ATOM_CHOICES = ("auto", "test", "heavy", "light")
+
+
+def check_atom_choice(atoms: Any, neighbours: str) -> str:
+    """``atoms`` checked: one of :data:`ATOM_CHOICES`; ``"test"`` (the private lattice test) exists under
+    add/remove only for the one-quantile mechanisms."""
+    if not isinstance(atoms, str) or atoms not in ATOM_CHOICES:
+        raise ValueError(f"atoms must be one of {ATOM_CHOICES}; got {atoms!r}")
+    if atoms == "test" and neighbours != "add_remove":
+        raise ValueError(
+            "atoms='test' (a private lattice test) runs under neighbours='add_remove' only; under "
+            "substitution pass atoms='auto', 'light' or 'heavy'"
+        )
+    return atoms
 
 
 def heavy_atoms(lattice: LatticeSpec) -> Atoms:

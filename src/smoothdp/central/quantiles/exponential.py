@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central.quantiles.atoms import (
     ATOM_MASS,
+    HEAVY_MASS,
     MULTISCALE,
     Atoms,
     LatticeSpec,
@@ -20,6 +21,7 @@ from smoothdp.central.quantiles.atoms import (
 )
 from smoothdp.central.quantiles.em_samplers import (
     capped_calibration,
+    check_atom_choice,
     check_candidates,
     check_width,
     em_lattice_weights,
@@ -101,6 +103,11 @@ class ExponentialQuantile(Mechanism):
         the float fast path.
     neighbours
         ``"substitution"`` (default; n public) or ``"add_remove"`` (n private).
+    atoms
+        The atoms' masses, a public choice: ``"auto"`` (default: light atoms under substitution; under
+        add/remove the private test and level choice above), ``"test"`` (add/remove only: the same),
+        ``"light"`` (2^-14·σ on every level, nothing spent on a test) or ``"heavy"`` (64·σ on every level of
+        ``lattice``, nothing spent on a test: for data known to lie on the lattice, e.g. ``lattice=0.5``).
     """
 
     name: ClassVar[str] = "exponential mechanism"
@@ -119,6 +126,7 @@ class ExponentialQuantile(Mechanism):
         clamp: bool = True,
         numerics: str = "exact",
         neighbours: str = "substitution",
+        atoms: str = "auto",
     ) -> None:
         self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
         self.epsilon = check_epsilon(epsilon)
@@ -126,12 +134,16 @@ class ExponentialQuantile(Mechanism):
         self.width = check_width(self.lower, self.upper)
         self.candidates = None if candidates is None else check_candidates(candidates, self.lower, self.upper)
         self.lattice = check_lattice(lattice)
+        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
+        #: The public choice of the atoms' masses (``atoms=``).
+        self.atom_choice = check_atom_choice(atoms, relation)
         self.atoms = None if self.candidates is not None else build_atoms(self.lattice)
+        if self.atoms is not None and self.atom_choice == "heavy":
+            self.atoms = heavy_atoms(self.lattice)
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
-        relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
         self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
         #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
@@ -140,7 +152,7 @@ class ExponentialQuantile(Mechanism):
         self.epsilon_test = 0.0
         if relation == "add_remove":
             width: float | None = None if self.candidates is not None else self.width
-            if self.atoms is not None:
+            if self.atoms is not None and self.runs_test:
                 self.epsilon_test = pre_stage_epsilon(self.epsilon)
                 width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
                 self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]  # the test, the level, Lemma 9
@@ -153,9 +165,16 @@ class ExponentialQuantile(Mechanism):
         return "median" if self.q == 0.5 else f"quantile({self.q:g})"
 
     @property
+    def runs_test(self) -> bool:
+        """Whether the add/remove lattice test and level choice run (public: the relation and ``atoms``)."""
+        return self.guarantee.neighbours == "add_remove" and self.atom_choice in ("auto", "test")
+
+    @property
     def atom_mass(self) -> float:
         """c_ℓ/σ_ℓ: the mass of an atom per unit of its level's spacing (0 without atoms)."""
-        return 0.0 if self.atoms is None else ATOM_MASS
+        if self.atoms is None:
+            return 0.0
+        return HEAVY_MASS if self.atom_choice == "heavy" else ATOM_MASS
 
     def weight_margin(self, n: int) -> float:
         """η: the certified error of the float log weights for n records (under add/remove: public, for
@@ -223,9 +242,11 @@ class ExponentialQuantile(Mechanism):
                 numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
         else:
-            atoms, info = add_remove_atoms(
-                sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
-            )
+            atoms = self.atoms
+            if self.runs_test:
+                atoms, info = add_remove_atoms(
+                    sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+                )
             value = sample_em_lattice(
                 sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, lattice=atoms,
                 grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
@@ -246,7 +267,9 @@ class ExponentialQuantile(Mechanism):
         (Lebesgue + the atoms' measure; ``heavy``: the heavy atoms of the add/remove test), continuous case;
         for tests."""
         n = sorted_x.size
-        atoms = self.atoms if self.atoms is None or self.capped is None else self.test_atoms(heavy)
+        atoms = self.atoms
+        if atoms is not None and self.capped is not None and self.runs_test:
+            atoms = self.test_atoms(heavy)
         if self.capped is not None:
             coef, cap, _ = self.capped
             t, offset = split_target(self.q, n)
@@ -282,6 +305,7 @@ class ExponentialQuantile(Mechanism):
                 "clamp": self.clamp,
                 "candidates": None if self.candidates is None else int(self.candidates.size),
                 "lattice": None if self.atoms is None else self.atoms.label,
+                **({} if self.atoms is None else {"atoms": self.atom_choice}),
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
                 **({} if self.capped is None else {"rank_cap": self.capped[1]}),

@@ -29,9 +29,9 @@ from numpy.typing import NDArray
 from smoothdp.central.quantiles.atom_selection import coarse_to_fine
 from smoothdp.central.quantiles.atoms import HEAVY_MASS, Atoms, LatticeSpec
 from smoothdp.central.quantiles.em_samplers import (
-    add_remove_lattice_test,
     capped_calibration,
     heavy_atoms,
+    lattice_test_from_counts,
 )
 from smoothdp.central.quantiles.exact_draws import exact_categorical
 from smoothdp.keywords import check_keywords_of
@@ -41,6 +41,7 @@ __all__ = [
     "LEVEL_SHARE",
     "PRE_STAGE_SHARE",
     "add_remove_atoms",
+    "atoms_from_counts",
     "heavy_level_counts",
     "heavy_level_scores",
     "level_choice_calibration",
@@ -99,12 +100,12 @@ def heavy_level_scores(counts: NDArray[np.int64], cap: float) -> list[float]:
 
 
 def sample_heavy_level(
-    sorted_x: NDArray[np.float64], light: Atoms, epsilon_select: float, rng: np.random.Generator
+    counts: NDArray[np.int64], light: Atoms, epsilon_select: float, rng: np.random.Generator
 ) -> int | None:
-    """The exponential mechanism over the candidates (module docstring): the index in ``light.levels`` of
-    the heavy level, or None for every level heavy."""
+    """The exponential mechanism over the candidates (module docstring) from :func:`heavy_level_counts`:
+    the index in ``light.levels`` of the heavy level, or None for every level heavy."""
     coef, cap, _ = level_choice_calibration(epsilon_select)
-    scores = heavy_level_scores(heavy_level_counts(sorted_x, light), cap)
+    scores = heavy_level_scores(counts, cap)
     logw = coef * np.array(scores, dtype=np.float64)
     logw[0] = math.log(len(scores) - 1)  # base measure: mass L on "every level heavy", 1 on each level
     pick = exact_categorical(logw, rng)
@@ -123,13 +124,31 @@ def add_remove_atoms(
     """The atoms of the add/remove mechanism and the report (a private output, covered by the guarantee:
     ``epsilon`` the test's, ``epsilon_level`` the choice's): the lattice test at (1 − LEVEL_SHARE)·ε_pre;
     if heavy, the level choice at LEVEL_SHARE·ε_pre (spent whatever the test says: the split is public)."""
+    counts = heavy_level_counts(sorted_x, light)
+    return atoms_from_counts(counts, sorted_x.size, lattice, light, epsilon_pre, rng, numerics=numerics)
+
+
+def atoms_from_counts(
+    counts: NDArray[np.int64],
+    n: int,
+    lattice: LatticeSpec,
+    light: Atoms,
+    epsilon_pre: float,
+    rng: np.random.Generator,
+    *,
+    numerics: str,
+) -> tuple[Atoms, dict[str, Any]]:
+    """:func:`add_remove_atoms` from the records' counts (:func:`heavy_level_counts`, summed over any
+    partition of the records) and their number n: every statistic of the pre-stage is a sum of per-record
+    terms, so pooled counts of disjoint parts give the same mechanism (a grouped release runs it once on
+    the whole column, docs/theory/tables.md#one-lattice-choice-for-every-group)."""
     eps_select = LEVEL_SHARE * epsilon_pre
-    info = add_remove_lattice_test(sorted_x, light, epsilon_pre - eps_select, rng, numerics=numerics)
+    info = lattice_test_from_counts(int(counts[0]), n, epsilon_pre - eps_select, rng, numerics=numerics)
     info["epsilon_level"] = eps_select
     if info["atoms"] != "heavy":
         info["level"] = None
         return light, info
-    level = sample_heavy_level(sorted_x, light, eps_select, rng)
+    level = sample_heavy_level(counts, light, eps_select, rng)
     if level is None:
         info["level"] = "every"
         return heavy_atoms(lattice), info

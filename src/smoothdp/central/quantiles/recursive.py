@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, build_atoms, check_lattice
 from smoothdp.central.quantiles.em_samplers import (
     capped_calibration,
+    check_atom_choice,
     heavy_atoms,
     rank_sensitivity,
     sample_em_lattice,
@@ -59,6 +60,9 @@ class RecursiveQuantiles(MultiQuantile):
     add/remove a private lattice test (5% of ε) first picks heavy or light atoms for every node
     (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
     makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n); then ε_ℓ = 0.925ε/L.
+    ``atoms="light"`` or ``"heavy"`` makes that choice public instead (no test, ε_ℓ = ε/L; ``"heavy"``:
+    64·σ on every level of ``lattice``), as a grouped release does after choosing the level once for the
+    whole column (docs/theory/tables.md#one-lattice-choice-for-every-group).
     """
 
     name: ClassVar[str] = "recursive exponential mechanism (KSS)"
@@ -76,6 +80,7 @@ class RecursiveQuantiles(MultiQuantile):
         numerics: str = "exact",
         neighbours: str = "substitution",
         lattice: LatticeSpec = None,
+        atoms: str = "auto",
     ) -> None:
         super().__init__(
             qs,
@@ -87,9 +92,13 @@ class RecursiveQuantiles(MultiQuantile):
             neighbours=neighbours,
         )
         self.lattice = check_lattice(lattice)
-        #: The nodes' light atoms (None: the continuum).
+        #: The public choice of the atoms' masses (``atoms=``, as :class:`ExponentialQuantile`).
+        self.atom_choice = check_atom_choice(atoms, self.neighbours)
+        #: The nodes' atoms (None: the continuum): light, or heavy when ``atoms="heavy"``.
         self.atoms = build_atoms(self.lattice)
-        if self.neighbours == "add_remove" and self.atoms is not None:  # the test, the level, Lemma 10
+        if self.atoms is not None and self.atom_choice == "heavy":
+            self.atoms = heavy_atoms(self.lattice)
+        if self.runs_test:  # the test, the level, Lemma 10
             self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]
 
     @property
@@ -97,11 +106,18 @@ class RecursiveQuantiles(MultiQuantile):
         return recursive_levels(self.unique_qs.size)
 
     @property
+    def runs_test(self) -> bool:
+        """Whether the add/remove lattice test and level choice run (public: relation, lattice, ``atoms``)."""
+        return (
+            self.neighbours == "add_remove"
+            and self.atoms is not None
+            and self.atom_choice in ("auto", "test")
+        )
+
+    @property
     def epsilon_test(self) -> float:
-        """The ε of the lattice test and level choice (under add/remove with a lattice; else 0)."""
-        if self.neighbours == "add_remove" and self.atoms is not None:
-            return pre_stage_epsilon(self.epsilon)
-        return 0.0
+        """The ε of the lattice test and level choice (when they run; else 0)."""
+        return pre_stage_epsilon(self.epsilon) if self.runs_test else 0.0
 
     @property
     def epsilon_per_node(self) -> float:
@@ -146,7 +162,7 @@ class RecursiveQuantiles(MultiQuantile):
         """The atoms whose W bounds the logarithms: the heavy atoms under add/remove (public, whatever the
         test says), else the light atoms themselves."""
         assert self.atoms is not None
-        if self.neighbours != "add_remove":
+        if not self.runs_test:
             return self.atoms
         return heavy_atoms(self.lattice)
 
@@ -159,7 +175,7 @@ class RecursiveQuantiles(MultiQuantile):
         """The sorted outputs and the add/remove lattice test's report (empty when no test runs)."""
         info: dict[str, Any] = {}
         atoms = self.atoms
-        if atoms is not None and self.neighbours == "add_remove":
+        if atoms is not None and self.runs_test:
             atoms, info = add_remove_atoms(
                 sorted_x, self.lattice, atoms, self.epsilon_test, rng, numerics=self.numerics
             )
@@ -205,6 +221,7 @@ class RecursiveQuantiles(MultiQuantile):
             "levels": self.levels,
             "epsilon_per_node": self.epsilon_per_node,
             "lattice": self.lattice,
+            **({} if self.atoms is None else {"atoms": self.atom_choice}),
         }
 
 
