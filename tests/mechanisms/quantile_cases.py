@@ -379,6 +379,55 @@ def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     return worst
 
 
+def _nested_log_law(xs: Any, mech: Any, coef: float, cap: float, ys: np.ndarray) -> list[np.ndarray]:
+    """ln P(k, y) of the exponential mechanism over nested bounds under add/remove, written out from its
+    definition (docs/theory/quantiles.md#one-quantile-over-nested-bounds): for each candidate B_k, the records
+    clipped into B_k, the capped add/remove utility on them (target q·n), the base measure Lebesgue + the
+    atoms on B_k normalised to one, the prior π_0 = 1, π_k = e^{-3}·2^{-k/2}; the densities at ``ys`` (the
+    points of B_k among them) w.r.t. that base measure."""
+    xs = np.sort(np.asarray(xs, float))
+    per = HEAVY_PER_SPACING if mech.atom_choice == "heavy" else ATOM_MASS_PER_SPACING
+    parts = []
+    for k, (lo, hi) in enumerate(mech.nested):
+        clipped = np.clip(xs, lo, hi)
+        atoms = None if mech.lattice is None else _atoms_of(mech.lattice, lo, hi, per)
+        t = mech.q * xs.size
+
+        def dist(v: np.ndarray, clipped: np.ndarray = clipped, t: float = t) -> np.ndarray:
+            return np.minimum(_tie_dist(clipped, t, np.atleast_1d(v)), cap)
+
+        cuts = np.unique(np.concatenate(([lo, hi], clipped)))
+        mids = 0.5 * (cuts[:-1] + cuts[1:])
+        z = float(np.sum(np.diff(cuts) * np.exp(-coef * dist(mids))))
+        mass = hi - lo
+        if atoms:
+            pts = np.array(list(atoms), dtype=float)
+            weights = np.array(list(atoms.values()))
+            z += float(np.sum(weights * np.exp(-coef * dist(pts))))
+            mass += float(np.sum(weights))
+        log_prior = 0.0 if k == 0 else -3.0 - 0.5 * k * math.log(2.0)
+        inside = ys[(ys >= lo) & (ys <= hi)]
+        shift = log_prior - math.log(mass)
+        parts.append((shift + math.log(z), shift - coef * dist(inside)))
+    log_total = float(np.logaddexp.reduce([w for w, _ in parts]))
+    return [dens - log_total for _, dens in parts]
+
+
+def em_nested_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """The nested add/remove exponential mechanism (a public atoms choice or none): the sup over the outputs
+    (k, y) of the log ratio of the written-out laws, y over the pieces of both data sets, the atoms and the
+    candidate bounds' ends."""
+    coef, cap, _ = mech.capped
+    ends = np.array([v for pair in mech.nested for v in pair])
+    ys = np.concatenate((_pieces(x, x2, mech.lower, mech.upper), ends))
+    if mech.lattice is not None:
+        points = np.array(list(_atoms_of(mech.lattice, mech.lower, mech.upper)), dtype=float)
+        ys = np.concatenate((ys, points))
+    ys = np.unique(ys)
+    a, b = _nested_log_law(x, mech, coef, cap, ys), _nested_log_law(x2, mech, coef, cap, ys)
+    return max(float(np.max(np.abs(pa - pb), initial=0.0)) for pa, pb in zip(a, b, strict=True))
+
+
 def _twice_the_coefficient(mech: Any) -> Any:
     import copy
 
@@ -445,6 +494,10 @@ def _recursive_branch(
     return forward, backward
 
 
+#: (q, lattice, atoms) of the nested add/remove cases: the continuum, heavy tenths, light quarters.
+NESTED_CASES = ((0.5, None, "auto"), (0.3, 0.1, "heavy"), (0.9, 0.25, "light"))
+
+
 def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list[Any]:
     from smoothdp.central import ExponentialQuantile, RecursiveQuantiles
 
@@ -458,6 +511,30 @@ def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list
         ({"neighbours": "metric"}, ValueError, "neighbours"),
     ]
     ar = {"neighbours": "add_remove"}
+
+    def nested(q: float, lattice: Any, atoms: str) -> Any:
+        return case(
+            mechanism=ExponentialQuantile,
+            label=f"add/remove, nested bounds (3 halvings), q={q}, lattice {lattice} {atoms}",
+            build=lambda epsilon, **kw: ExponentialQuantile(
+                q,
+                **{
+                    "epsilon": epsilon,
+                    "bounds": BOUNDS,
+                    "lattice": lattice,
+                    "atoms": atoms,
+                    "halvings": 3,
+                    **ar,
+                    **kw,
+                },
+            ),
+            data=np.array([0.05, 0.1, 0.1, 0.9]),
+            neighbours=lambda: [p for n in (0, 1, 3) for p in add_remove_pairs(n, (0.0, 0.1, 0.2, 0.5, 0.9))],
+            privacy_loss=em_nested_add_remove_loss,
+            broken=_twice_the_coefficient,
+            bad_parameters=[*bad, ({"halvings": -1}, ValueError, "halvings")],
+        )
+
     return [
         case(
             mechanism=ExponentialQuantile,
@@ -498,6 +575,7 @@ def _add_remove_cases(case: Any, add_remove_pairs: Any, attr_times: Any) -> list
             broken=_twice_the_coefficient,
             bad_parameters=[*bad, ({"atoms": "every"}, ValueError, "atoms")],
         ),
+        *[nested(q, lattice, atoms) for q, lattice, atoms in NESTED_CASES],
         case(
             mechanism=ExponentialQuantile,
             label="add/remove, candidates",

@@ -147,6 +147,7 @@ def quantile(
                 candidates=candidates,
                 lattice=lattice,
                 atoms=atoms,
+                halvings=DEFAULT_HALVINGS if add_remove else 0,
                 clip=clip,
                 clamp=clamp,
                 numerics=numerics,
@@ -539,6 +540,7 @@ class _Separate(Mechanism):
                         neighbours=neighbours,
                         lattice=lattice if neighbours == "add_remove" else MULTISCALE,
                         atoms=atoms,
+                        halvings=DEFAULT_HALVINGS if neighbours == "add_remove" else 0,
                     )
                 )
             else:

@@ -93,7 +93,8 @@ def describe_release(release: Release | None) -> dict[str, Any]:
     # Where it ran is not how (the same description on every engine); a lattice test's outcome is one
     # group's private output (covered by its guarantee, but not a description of the table): only its
     # public parameters are kept.
-    details = {k: v for k, v in release.details.items() if k != "engine"}
+    # The bounds a nested draw used are one group's private output too.
+    details = {k: v for k, v in release.details.items() if k not in ("engine", "bounds_used")}
     if isinstance(details.get("lattice_test"), dict):
         test = details["lattice_test"]
         details["lattice_test"] = {k: test[k] for k in ("epsilon", "threshold") if k in test}

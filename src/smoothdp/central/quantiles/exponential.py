@@ -41,6 +41,13 @@ from smoothdp.central.quantiles.heavy_level import (
     add_remove_atoms,
     pre_stage_epsilon,
 )
+from smoothdp.central.quantiles.nested_em import (
+    nested_candidates,
+    nested_capped_calibration,
+    nested_weight_margin,
+    nested_width,
+    sample_em_nested,
+)
 from smoothdp.central.quantiles.window import sample_em_windowed
 from smoothdp.exact import OutputGrid, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
@@ -48,12 +55,14 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
 from smoothdp.scale.engine import Records, SortedRecords, as_records
-from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range, check_int
 
 __all__ = [
     "ExponentialQuantile",
 ]
 
+#: The proof of the single quantile over nested bounds (add/remove).
+NESTED_PROOF = "docs/theory/quantiles.md#one-quantile-over-nested-bounds"
 _SMITH = "Smith, Privacy-preserving statistical estimation with optimal convergence rates, STOC 2011"
 
 
@@ -71,8 +80,9 @@ class ExponentialQuantile(Mechanism):
     With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
     distance capped at a public C; every parameter comes from ε, q and the bounds, none from n, and the
-    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record). With a lattice, a
-    private test (5% of ε) first picks heavy or light atoms
+    whole-data sampler runs (docs/theory/quantiles.md#adding-or-removing-a-record); with ``halvings`` the
+    bounds are drawn with the output (docs/theory/quantiles.md#one-quantile-over-nested-bounds). With a
+    lattice, a private test (5% of ε) first picks heavy or light atoms
     (docs/theory/quantiles.md#the-lattice-test-without-n) and, if heavy, a private choice (2.5% of ε)
     makes one level heavy (docs/theory/quantiles.md#the-heavy-level-without-n).
 
@@ -108,6 +118,10 @@ class ExponentialQuantile(Mechanism):
         add/remove the private test and level choice above), ``"test"`` (add/remove only: the same),
         ``"light"`` (2^-14·σ on every level, nothing spent on a test) or ``"heavy"`` (64·σ on every level of
         ``lattice``, nothing spent on a test: for data known to lie on the lattice, e.g. ``lattice=0.5``).
+    halvings
+        K ≥ 0 (default 0): draw the bounds with the output among the declared bounds and K halvings of them
+        (docs/theory/quantiles.md#one-quantile-over-nested-bounds), so that wide bounds cost little on
+        few records; ``details["bounds_used"]`` reports the bounds drawn (a private output).
     """
 
     name: ClassVar[str] = "exponential mechanism"
@@ -127,6 +141,7 @@ class ExponentialQuantile(Mechanism):
         numerics: str = "exact",
         neighbours: str = "substitution",
         atoms: str = "auto",
+        halvings: int = 0,
     ) -> None:
         self.q = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
         self.epsilon = check_epsilon(epsilon)
@@ -144,6 +159,11 @@ class ExponentialQuantile(Mechanism):
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)
+        self.halvings = check_int("halvings", halvings, minimum=0, maximum=60)
+        #: The candidate bounds B_0 … B_K of the nested draw (None: the declared bounds only).
+        self.nested: list[tuple[float, float]] | None = None
+        if self.halvings and self.candidates is None:
+            self.nested = nested_candidates(self.lower, self.upper, self.halvings)
         self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
         #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
@@ -156,9 +176,21 @@ class ExponentialQuantile(Mechanism):
                 self.epsilon_test = pre_stage_epsilon(self.epsilon)
                 width = heavy_atoms(self.lattice).log_width(self.width)  # the larger W of the two masses
                 self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]  # the test, the level, Lemma 9
-            self.capped = capped_calibration(
-                epsilon=self.epsilon - self.epsilon_test, sensitivity=rank_sensitivity(self.q), width=width
-            )
+            if self.nested is not None:  # Lemma 12 (after the test and the level, if they run)
+                self.proof = NESTED_PROOF  # type: ignore[misc]
+            if self.nested is not None:
+                self.capped = nested_capped_calibration(
+                    epsilon=self.epsilon - self.epsilon_test,
+                    sensitivity=rank_sensitivity(self.q),
+                    candidates=self.nested,
+                    atoms=None if self.atoms is None else self._width_atoms(),
+                )
+            else:
+                self.capped = capped_calibration(
+                    epsilon=self.epsilon - self.epsilon_test,
+                    sensitivity=rank_sensitivity(self.q),
+                    width=width,
+                )
 
     @property
     def statistic_name(self) -> str:
@@ -184,6 +216,13 @@ class ExponentialQuantile(Mechanism):
         width: float | None = None if self.candidates is not None else self.width
         if self.atoms is not None:
             width = self.atoms.log_width(self.width)
+        if self.nested is not None:
+            width = nested_width(self.nested, self.atoms)
+            eta = log_weight_margin(epsilon=self.epsilon, n=n, width=width)
+            magnitude = 750.0 + self.epsilon * (n + 1.0) + abs(math.log(width))
+            return nested_weight_margin(
+                eta=eta, magnitude=magnitude, candidates=self.nested, atoms=self.atoms
+            )
         return log_weight_margin(epsilon=self.epsilon, n=n, width=width)
 
     def epsilon_used(self, n: int) -> float:
@@ -208,6 +247,11 @@ class ExponentialQuantile(Mechanism):
             value = sample_em_candidates(
                 records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
             )
+        elif self.nested is not None:
+            value, self._bounds_used = sample_em_nested(
+                records.sorted_values(), candidates=self.nested, target=target, coef=coef,
+                atoms=self.atoms, grid=self.grid, rng=rng, numerics=self.numerics,
+            )  # fmt: skip
         else:
             value = sample_em_windowed(
                 records,
@@ -236,6 +280,16 @@ class ExponentialQuantile(Mechanism):
             value = sample_em_candidates(
                 sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
             )
+        elif self.nested is not None:
+            atoms = self.atoms
+            if atoms is not None and self.runs_test:
+                atoms, info = add_remove_atoms(
+                    sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+                )
+            value, self._bounds_used = sample_em_nested(
+                sorted_x, candidates=self.nested, target=t, coef=coef, atoms=atoms, grid=self.grid,
+                rng=rng, numerics=self.numerics, offset=offset, cap=cap,
+            )  # fmt: skip
         elif self.atoms is None:
             value = sample_em_quantile(
                 sorted_x, lower=self.lower, upper=self.upper, target=t, coef=coef, grid=self.grid, rng=rng,
@@ -253,6 +307,12 @@ class ExponentialQuantile(Mechanism):
             )  # fmt: skip
         value = float(np.clip(value, self.lower, self.upper)) if self.clamp else value
         return value, info
+
+    def _width_atoms(self) -> Atoms:
+        """The atoms whose masses bound the logarithms under add/remove: the heavy ones when the test may
+        pick them, else the public choice itself."""
+        assert self.atoms is not None
+        return heavy_atoms(self.lattice) if self.runs_test else self.atoms
 
     def test_atoms(self, heavy: bool) -> Atoms:
         """The atoms after the add/remove lattice test: every level heavy (64·σ_ℓ) or light (2^-14·σ_ℓ,
@@ -309,6 +369,11 @@ class ExponentialQuantile(Mechanism):
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
                 **({} if self.capped is None else {"rank_cap": self.capped[1]}),
+                **(
+                    {}
+                    if self.nested is None
+                    else {"halvings": self.halvings, "bounds_used": self._bounds_used}
+                ),
                 **({"lattice_test": info} if info else {}),
             },
             not_private=NotPrivate(),
