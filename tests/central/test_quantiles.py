@@ -426,3 +426,32 @@ def test_epsilon_times_n_beyond_2_to_50_is_a_clear_parameter_error():
     ):
         with pytest.raises(ValueError, match=r"epsilon.*2\^50"):
             call()
+
+
+@pytest.mark.parametrize("denom", [1, 2, 4, 32, 1024])
+def test_the_power_of_two_floor_shortcut_is_the_corrected_floor(denom):
+    """σ = 2^-j ≤ 1 skips the floor's corrections (w/σ is exact): the same F(v) as the corrected path on
+    normal, subnormal, signed-zero, huge and on-lattice values; a broken shortcut (σ = 1/10 taken as exact)
+    differs."""
+    from smoothdp.central.quantiles.atoms import Level
+
+    gen = np.random.default_rng(denom)
+    values = np.concatenate(
+        [
+            gen.normal(0, 10, 20000),
+            gen.normal(0, 1e-300, 500),
+            [0.0, -0.0, 5e-324, -5e-324, 1.0, -1.0, 0.5, -0.5, 1e300, -1e300, np.nextafter(1, 0)],
+            np.round(gen.normal(0, 100, 5000)) / 32,
+            np.arange(-500, 500) / 10,  # the tenths' points, where ⌊v/fl(0.1)⌋ can be one off
+        ]
+    )
+    level = Level(1, denom)
+    assert level.power_of_two_at_most_one
+    fast = level.floor(values)
+    level.power_of_two_at_most_one = False
+    assert np.array_equal(fast, level.floor(values))
+    tenth = Level(1, 10)
+    assert not tenth.power_of_two_at_most_one
+    corrected = tenth.floor(values)
+    tenth.power_of_two_at_most_one = True
+    assert not np.array_equal(corrected, tenth.floor(values))

@@ -104,7 +104,12 @@ class Level:
         self.exact = self.denom & (self.denom - 1) == 0  # a power of two: p(k) = k·σ exactly
         reach = (1 << 51) // _odd_part(self.numer)
         self.reach = reach if self.exact else min(reach, 1 << 50)  # K
+        #: σ is 2^-j with j ≥ 0 (1, 1/2, …): the floor needs no correction.
+        self.power_of_two_at_most_one = (
+            self.exact and self.numer & (self.numer - 1) == 0 and self.numer <= self.denom
+        )
         self.edge = float(self.point(np.array(float(self.reach + 1))))  # p(K + 1)
+
         self.top = float(self.point(np.array(float(self.reach))))  # p(K)
 
     def point(self, k: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -118,6 +123,10 @@ class Level:
         the float guess ⌊v/σ⌋ corrected by exact comparisons with the points."""
         w = np.clip(np.asarray(v, dtype=np.float64), -self.edge, self.edge)
         k = np.floor(w / self.spacing)
+        if self.power_of_two_at_most_one:
+            # σ = 2^-j ≤ 1: w/σ = w·2^j is exact (|w| ≤ p(K + 1) ≤ 2^52·σ: no overflow, and scaling up
+            # cannot underflow), and p(k) = k·σ exactly, so ⌊w/σ⌋ is F(v) itself.
+            return k
         for _ in range(2):  # the guess is within 2 of F(v) (class docstring)
             k = np.where(self.point(k) > w, k - 1.0, k)
         for _ in range(2):

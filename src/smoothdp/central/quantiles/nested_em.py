@@ -24,6 +24,7 @@ ln π_k − ln μ(B_k) (:func:`nested_weight_margin`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -70,17 +71,26 @@ def _base_mass(lo: float, hi: float, atoms: Atoms | None) -> float:
     return (hi - lo) + float(gap_mass[0]) + float(end_mass[0]) + float(end_mass[1])
 
 
+#: μ(B_k) of every candidate, by (candidates, atoms' label and masses): public, computed once per family.
+_MASS_CACHE: dict[tuple[Any, ...], list[float]] = {}
+
+
 def _base_masses(candidates: list[tuple[float, float]], atoms: Atoms | None) -> list[float]:
     """:func:`_base_mass` of every candidate, with one scan of the atoms over the pairs side by side (the
-    same floats as one scan per pair: the scan is elementwise)."""
+    same floats as one scan per pair: the scan is elementwise); cached, being public."""
     if atoms is None:
         return [hi - lo for lo, hi in candidates]
-    edges = np.array([v for pair in candidates for v in pair])
-    _, gap_mass, knot_mass = atoms.scan(edges)
-    return [
-        (hi - lo) + float(gap_mass[2 * k]) + float(knot_mass[2 * k]) + float(knot_mass[2 * k + 1])
-        for k, (lo, hi) in enumerate(candidates)
-    ]
+    key = (tuple(candidates), atoms.label, tuple(atoms.masses))
+    if key not in _MASS_CACHE:
+        edges = np.array([v for pair in candidates for v in pair])
+        _, gap_mass, knot_mass = atoms.scan(edges)
+        if len(_MASS_CACHE) > 256:
+            _MASS_CACHE.clear()
+        _MASS_CACHE[key] = [
+            (hi - lo) + float(gap_mass[2 * k]) + float(knot_mass[2 * k]) + float(knot_mass[2 * k + 1])
+            for k, (lo, hi) in enumerate(candidates)
+        ]
+    return list(_MASS_CACHE[key])
 
 
 def nested_weight_margin(
@@ -90,7 +100,7 @@ def nested_weight_margin(
     w_kj (``magnitude`` a public bound on |w_kj|), plus ln μ(B_k) (a logarithm of a mass with relative error
     ≤ (mass_ulps + 2)u ≤ 64u: ≤ 64u + 4u·|ln μ|), ln π_k (≤ 4u·|ln π_k|) and the two additions (≤ 2u times
     the sum's magnitude). Every input is public."""
-    log_mass = max(abs(math.log(_base_mass(lo, hi, atoms))) for lo, hi in candidates) + 1.0
+    log_mass = max(abs(math.log(m)) for m in _base_masses(candidates, atoms)) + 1.0
     log_prior = LEAVE_PRIOR + 0.5 * len(candidates) * math.log(2.0)
     total = magnitude + log_mass + log_prior
     return eta + _U * (64.0 + 4.0 * log_mass + 4.0 * log_prior + 4.0 * total)
