@@ -238,17 +238,23 @@ class ExponentialQuantile(Mechanism):
         no accountant (simulations, tests). Reads a window of ranks around the target, on any engine
         (docs/theory/quantiles.md#sampling-from-a-window-of-ranks)."""
         records = data if isinstance(data, Records) else SortedRecords(np.asarray(data, dtype=np.float64))
+        return self._draw(records, rng)[0]
+
+    def _draw(self, records: Records, rng: np.random.Generator) -> tuple[float, dict[str, Any], Any]:
+        """The output (clamped if asked), the add/remove lattice test's report (empty when none ran) and
+        the bounds a nested draw used (None without halvings)."""
         if self.capped is not None:
-            return self._sample_add_remove(records.sorted_values(), rng)[0]
+            return self._sample_add_remove(records.sorted_values(), rng)
         n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
+        used = None
         if self.candidates is not None:
             value = sample_em_candidates(
                 records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
             )
         elif self.nested is not None:
-            value, self._bounds_used = sample_em_nested(
+            value, used = sample_em_nested(
                 records.sorted_values(), candidates=self.nested, target=target, coef=coef,
                 atoms=self.atoms, grid=self.grid, rng=rng, numerics=self.numerics,
             )  # fmt: skip
@@ -265,17 +271,19 @@ class ExponentialQuantile(Mechanism):
                 rng=rng,
                 numerics=self.numerics,
             )
-        return float(np.clip(value, self.lower, self.upper)) if self.clamp else value
+        return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), {}, used
 
     def _sample_add_remove(
         self, sorted_x: NDArray[np.float64], rng: np.random.Generator
-    ) -> tuple[float, dict[str, Any]]:
-        """The add/remove draw (clamped if asked) and the lattice test's report: the test first (with
-        atoms), then target q·n, capped distance, the whole-data sampler (every record read)."""
+    ) -> tuple[float, dict[str, Any], Any]:
+        """The add/remove draw (clamped if asked), the lattice test's report and the nested bounds used:
+        the test first (with atoms), then target q·n, capped distance, the whole-data sampler (every record
+        read)."""
         assert self.capped is not None
         coef, cap, _ = self.capped
         t, offset = split_target(self.q, sorted_x.size)
         info: dict[str, Any] = {}
+        used = None
         if self.candidates is not None:
             value = sample_em_candidates(
                 sorted_x, self.candidates, target=t, coef=coef, rng=rng, offset=offset, cap=cap
@@ -286,7 +294,7 @@ class ExponentialQuantile(Mechanism):
                 atoms, info = add_remove_atoms(
                     sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
                 )
-            value, self._bounds_used = sample_em_nested(
+            value, used = sample_em_nested(
                 sorted_x, candidates=self.nested, target=t, coef=coef, atoms=atoms, grid=self.grid,
                 rng=rng, numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
@@ -306,7 +314,7 @@ class ExponentialQuantile(Mechanism):
                 grid=self.grid, rng=rng, numerics=self.numerics, offset=offset, cap=cap,
             )  # fmt: skip
         value = float(np.clip(value, self.lower, self.upper)) if self.clamp else value
-        return value, info
+        return value, info, used
 
     def _width_atoms(self) -> Atoms:
         """The atoms whose masses bound the logarithms under add/remove: the heavy ones when the test may
@@ -350,11 +358,7 @@ class ExponentialQuantile(Mechanism):
         return out
 
     def _release(self, prepared: Records, rng: np.random.Generator) -> Release:
-        info: dict[str, Any] = {}
-        if self.capped is not None:
-            value, info = self._sample_add_remove(prepared.sorted_values(), rng)
-        else:
-            value = self.sample(prepared, rng)
+        value, info, used = self._draw(prepared, rng)
         return self._make_release(
             value,
             sampler=sampler_label(self.numerics),
@@ -369,11 +373,7 @@ class ExponentialQuantile(Mechanism):
                 "epsilon_in_weights": self.epsilon_used(prepared.n),
                 "engine": prepared.engine,
                 **({} if self.capped is None else {"rank_cap": self.capped[1]}),
-                **(
-                    {}
-                    if self.nested is None
-                    else {"halvings": self.halvings, "bounds_used": self._bounds_used}
-                ),
+                **({} if self.nested is None else {"halvings": self.halvings, "bounds_used": used}),
                 **({"lattice_test": info} if info else {}),
             },
             not_private=NotPrivate(),
