@@ -16,8 +16,7 @@ from smoothdp.central.quantiles.nested_em import (
     _Base,
     _base_mass,
     _base_masses,
-    _Block,
-    _end_scans,
+    _Blocks,
     nested_candidates,
 )
 from smoothdp.rng import default_rng
@@ -38,16 +37,19 @@ def test_each_block_has_the_clipped_problems_weights(seed):
     base = _Base(x, (lo0, hi0), target=target, coef=coef, atoms=atoms, offset=0.0, cap=cap)
     candidates = nested_candidates(lo0, hi0, 8)
     assert _base_masses(candidates, atoms) == [_base_mass(lo, hi, atoms) for lo, hi in candidates]
-    for (lo, hi), scan in zip(candidates, _end_scans(base, candidates), strict=True):
-        block = _Block(base, lo, hi, 0.0, scan)
+    blocks = _Blocks(base, candidates, [0.0] * len(candidates))
+    starts = np.concatenate(([0], np.cumsum(blocks.sizes)))
+    for k, (lo, hi) in enumerate(candidates):
+        mine = blocks.logw[starts[k] : starts[k + 1]]
         clipped = np.clip(x, lo, hi)
         if atoms is None:
             _, direct = em_quantile_index_weights(clipped, lo, hi, target, coef, 0.0, cap)
         else:
             direct = em_lattice_weights(clipped, lo, hi, target, coef, atoms, 0.0, cap)[3]
-        assert np.array_equal(
-            np.sort(direct[np.isfinite(direct)]), np.sort(block.logw[np.isfinite(block.logw)])
-        )
+        assert np.array_equal(np.sort(direct[np.isfinite(direct)]), np.sort(mine[np.isfinite(mine)]))
+        for i in np.flatnonzero(np.isfinite(mine)):  # every piece that can be drawn decodes into B_k
+            k_found, kind, a, b, _ = blocks.piece(base, int(starts[k] + i))
+            assert k_found == k and lo <= a <= b <= hi and (kind == "gap") == (a < b)
 
 
 def _written_law(x, mech):

@@ -128,110 +128,98 @@ def nested_capped_calibration(
     return coef, cap, eta + extra
 
 
-class _EndScan:
-    """What B_k's block needs from the records and the atoms: L = #{x ≤ lo}, H = #{x < hi}, and the atoms
-    of its end gaps (levels × ends, their float masses) and of lo and hi (float masses)."""
+class _Blocks:
+    """The pieces with positive mass of every B_k = [l_k, h_k], read off the weights on the declared bounds.
 
-    def __init__(self, first: int, last: int) -> None:
-        self.first, self.last = first, last
-        self.counts = np.empty((0, 0))
-        self.gap_mass = np.empty(0)
-        self.knot_mass = np.zeros(2)
+    The records clipped into B_k keep their ranks. So the gaps strictly inside B_k are the declared
+    problem's gaps L+1 … H−1 (L = #{x ≤ l}, H = #{x < h}) with the same weights, and the knots strictly inside
+    are its knots. Only four pieces are new: the end gaps [l, x_(L+1)] and [x_(H), h] (one gap [l, h] when
+    L = H), and the knots at l and h. Every other gap of the clipped problem has length 0. The new pieces of
+    every k are computed at once, with one scan of the atoms over the end gaps laid side by side (the scan is
+    elementwise over consecutive pairs), as the same float expressions as on the clipped records
+    (:func:`em_lattice_weights`)."""
 
-
-def _end_scans(base: _Base, candidates: list[tuple[float, float]]) -> list[_EndScan]:
-    """Every block's :class:`_EndScan`, with ONE scan of the atoms over all the end gaps laid side by side
-    (pairs (a, b) with a < b; the scan counts each consecutive pair on its own, elementwise, so a pair's
-    counts and masses are the floats a scan of that pair alone gives)."""
-    x = base.sorted_x
-    scans, edges, owner = [], [], []
-    for k, (lo, hi) in enumerate(candidates):
-        scan = _EndScan(int(np.searchsorted(x, lo, side="right")), int(np.searchsorted(x, hi, side="left")))
-        scans.append(scan)
-        if scan.last > scan.first:
-            edges += [lo, float(x[scan.first]), float(x[scan.last - 1]), hi]
-            owner += [k, k]
-        else:
-            edges += [lo, hi]
-            owner += [k]
-    if base.atoms is None:
-        return scans
-    counts, gap_mass, knot_mass = base.atoms.scan(np.array(edges))
-    pairs = np.arange(0, len(edges), 2)
-    pair_counts, pair_mass = counts[:, pairs], gap_mass[pairs]
-    owners = np.array(owner)
-    for k, scan in enumerate(scans):
-        mine = np.flatnonzero(owners == k)
-        scan.counts, scan.gap_mass = pair_counts[:, mine], pair_mass[mine]
-        first_edge, last_edge = 2 * int(mine[0]), 2 * int(mine[-1]) + 1
-        scan.knot_mass = np.array([knot_mass[first_edge], knot_mass[last_edge]])
-    return scans
-
-
-class _Block:
-    """The pieces of the draw on one B_k = [lo, hi] with positive mass, read off the weights on the
-    declared bounds: the records clipped into B_k keep their ranks, so the gaps strictly inside are the
-    declared problem's gaps L+1 … H−1 (L = #{x ≤ lo}, H = #{x < hi}) with the same weights, the knots strictly
-    inside are its knots, and only the two end gaps [lo, x_(L+1)], [x_(H), hi] (one gap [lo, hi] when
-    L = H) and the knots at lo and hi are new; every other gap of the clipped problem has length 0. The
-    weights are the same float expressions as on the clipped records (:func:`em_lattice_weights`)."""
-
-    def __init__(self, base: _Base, lo: float, hi: float, log_shift: float, scanned: _EndScan) -> None:
+    def __init__(self, base: _Base, candidates: list[tuple[float, float]], shifts: list[float]) -> None:
         x, n = base.sorted_x, base.sorted_x.size
-        self.lo, self.hi = lo, hi
-        self.first, self.last = scanned.first, scanned.last  # L, H
-        if self.last > self.first:
-            self.end_edges = [(lo, float(x[self.first])), (float(x[self.last - 1]), hi)]
-            self.end_index = [self.first, self.last]
-        else:
-            self.end_edges = [(lo, hi)]
-            self.end_index = [self.first]
-        lengths = np.array([b - a for a, b in self.end_edges])
-        j = np.array(self.end_index, dtype=np.float64)
-        gap_dist = np.minimum(np.abs((j - base.target) - base.offset), base.cap)
-        if base.atoms is None:
-            self.end_counts = None
-            with np.errstate(divide="ignore"):
-                end_logw = np.log(lengths) - base.coef * gap_dist
-            knot_logw = np.empty(0)
-            self.end_knots: list[float] = []
-            self.knot_slice = slice(0, 0)
-        else:
-            self.end_counts = scanned.counts
-            with np.errstate(divide="ignore"):
-                end_logw = np.log(lengths + scanned.gap_mass) - base.coef * gap_dist
-            self.knot_slice = slice(
-                int(np.searchsorted(base.knots, lo, side="right")),
-                int(np.searchsorted(base.knots, hi, side="left")),
-            )
-            below = np.array([0.0, float(self.last)])
-            at_most = np.array([float(self.first), float(n)])
+        self.lo = np.array([c[0] for c in candidates])
+        self.hi = np.array([c[1] for c in candidates])
+        self.first = np.searchsorted(x, self.lo, side="right")  # L
+        self.last = np.searchsorted(x, self.hi, side="left")  # H
+        self.two = self.last > self.first
+        k_all = self.lo.size
+        # End gap A of every k: [l, x_(L+1)], or [l, h] when L = H; end gap B of the k with L < H: [x_(H), h].
+        inside = np.minimum(self.first, max(n - 1, 0))
+        self.a_hi = np.where(self.two, x[inside] if n else self.hi, self.hi)
+        self.b_lo = np.where(self.two, x[np.maximum(self.last - 1, 0)] if n else self.lo, self.lo)
+        b = np.flatnonzero(self.two)
+        pairs = np.concatenate(
+            (np.stack((self.lo, self.a_hi), 1).ravel(), np.stack((self.b_lo[b], self.hi[b]), 1).ravel())
+        )
+        len_a, len_b = self.a_hi - self.lo, self.hi[b] - self.b_lo[b]
+        dist_a = np.minimum(np.abs((self.first.astype(np.float64) - base.target) - base.offset), base.cap)
+        dist_b = np.minimum(np.abs((self.last[b].astype(np.float64) - base.target) - base.offset), base.cap)
+        self.knot_lo = np.zeros(k_all, dtype=np.int64)
+        self.knot_hi = np.zeros(k_all, dtype=np.int64)
+        self.counts_a = self.counts_b = None
+        mass_a, mass_b = np.zeros(k_all), np.zeros(b.size)
+        knot_w = np.full((k_all, 2), -np.inf)
+        if base.atoms is not None:
+            counts, gap_mass, knot_mass = base.atoms.scan(pairs)
+            gaps = np.arange(0, pairs.size, 2)
+            self.counts_a, self.counts_b = counts[:, gaps[:k_all]], counts[:, gaps[k_all:]]
+            mass_a, mass_b = gap_mass[gaps[:k_all]], gap_mass[gaps[k_all:]]
+            at_hi = knot_mass[2 * np.arange(k_all) + 1].copy()  # h is gap A's right end when L = H …
+            at_hi[b] = knot_mass[2 * k_all + 2 * np.arange(b.size) + 1]  # … and gap B's otherwise
+            ends = np.stack((knot_mass[2 * np.arange(k_all)], at_hi), 1)
+            below = np.stack((np.zeros(k_all), self.last.astype(np.float64)), 1)
+            at_most = np.stack((self.first.astype(np.float64), np.full(k_all, float(n))), 1)
             dist = tie_distance(below, at_most, base.target, base.offset, base.cap)
-            knot_mass = scanned.knot_mass
-            on = knot_mass > 0.0
+            on = ends > 0.0
             with np.errstate(divide="ignore"):
-                end_knot_logw = np.log(knot_mass[on]) - base.coef * dist[on]
-            self.end_knots = [v for v, keep in zip((lo, hi), on, strict=True) if keep]
-            knot_logw = np.concatenate((base.knot_logw[self.knot_slice], end_knot_logw))
-        inner = base.gap_logw[self.first + 1 : self.last]
-        gaps = [end_logw[:1], inner, end_logw[1:]]
-        self.logw = np.concatenate((*gaps, knot_logw)) + log_shift
-        self.gaps = 1 + inner.size + (end_logw.size - 1)
+                knot_w = np.where(on, np.log(np.where(on, ends, 1.0)) - base.coef * dist, -np.inf)
+            self.knot_lo = np.searchsorted(base.knots, self.lo, side="right")
+            self.knot_hi = np.searchsorted(base.knots, self.hi, side="left")
+        with np.errstate(divide="ignore"):
+            w_a = np.log(len_a + mass_a) - base.coef * dist_a
+            w_b = np.full(k_all, -np.inf)
+            w_b[b] = np.log(len_b + mass_b) - base.coef * dist_b
+        self.b_index = np.full(k_all, -1)
+        self.b_index[b] = np.arange(b.size)
+        parts, sizes = [], []
+        self.end_knots: list[list[float]] = []
+        for k in range(k_all):
+            inner = base.gap_logw[self.first[k] + 1 : self.last[k]]
+            knots = base.knot_logw[self.knot_lo[k] : self.knot_hi[k]]
+            ends = [w for w in knot_w[k] if w > -np.inf]
+            self.end_knots.append(
+                [v for v, w in zip((self.lo[k], self.hi[k]), knot_w[k], strict=True) if w > -np.inf]
+            )
+            block = [w_a[k : k + 1], inner, w_b[k : k + 1] if self.two[k] else w_b[:0], knots, np.array(ends)]
+            parts += block
+            sizes.append(sum(p.size for p in block))
+        self.gaps = 1 + np.maximum(self.last - self.first - 1, 0) + self.two
+        self.sizes = np.array(sizes)
+        self.logw = np.concatenate(parts) + np.repeat(np.array(shifts), self.sizes)
 
-    def piece(self, base: _Base, i: int) -> tuple[str, float, float, NDArray[np.float64] | None]:
-        """("gap", lo, hi, atom counts) or ("knot", value, value, None) of piece i of this block."""
-        if i >= self.gaps:
-            k = i - self.gaps
-            interior = self.knot_slice.stop - self.knot_slice.start
-            v = float(base.knots[self.knot_slice.start + k]) if k < interior else self.end_knots[k - interior]
-            return "knot", v, v, None
-        if i == 0 or (i == self.gaps - 1 and len(self.end_edges) == 2):
-            end = 0 if i == 0 else 1
-            a, b = self.end_edges[end]
-            return "gap", a, b, None if self.end_counts is None else self.end_counts[:, end]
-        j = self.first + i  # the declared problem's gap j = L + i
+    def piece(self, base: _Base, pick: int) -> tuple[int, str, float, float, NDArray[np.float64] | None]:
+        """(k, "gap", lo, hi, atom counts) or (k, "knot", value, value, None) of the global piece ``pick``."""
+        k = int(np.searchsorted(np.cumsum(self.sizes), pick, side="right"))
+        i = pick - int(np.sum(self.sizes[:k]))
+        gaps = int(self.gaps[k])
+        if i >= gaps:
+            j = i - gaps
+            interior = int(self.knot_hi[k] - self.knot_lo[k])
+            v = float(base.knots[self.knot_lo[k] + j]) if j < interior else self.end_knots[k][j - interior]
+            return k, "knot", v, v, None
+        if i == 0:
+            counts = None if self.counts_a is None else self.counts_a[:, k]
+            return k, "gap", float(self.lo[k]), float(self.a_hi[k]), counts
+        if i == gaps - 1 and self.two[k]:
+            counts = None if self.counts_b is None else self.counts_b[:, self.b_index[k]]
+            return k, "gap", float(self.b_lo[k]), float(self.hi[k]), counts
+        j = int(self.first[k]) + i  # the declared problem's gap j = L + i
         counts = None if base.counts is None else base.counts[:, j]
-        return "gap", float(base.edges[j]), float(base.edges[j + 1]), counts
+        return k, "gap", float(base.edges[j]), float(base.edges[j + 1]), counts
 
 
 class _Base:
@@ -279,29 +267,19 @@ def sample_em_nested(
 ) -> tuple[float, tuple[float, float]]:
     """One draw (module docstring) on sorted records in [a, b] = ``candidates[0]``: the released value and
     the bounds B_k it came from (a private output). The weights of every B_k come from one pass on the
-    declared bounds (:class:`_Block`)."""
+    declared bounds (:class:`_Blocks`)."""
     base = _Base(sorted_x, candidates[0], target=target, coef=coef, atoms=atoms, offset=offset, cap=cap)
     masses = _base_masses(candidates, atoms)
     shifts = [p - math.log(m) for p, m in zip(nested_log_priors(len(candidates)), masses, strict=True)]
-    scans = _end_scans(base, candidates)
-    blocks = [
-        _Block(base, lo, hi, shift, scan)
-        for (lo, hi), shift, scan in zip(candidates, shifts, scans, strict=True)
-    ]
-    pick = exact_categorical(np.concatenate([b.logw for b in blocks]), rng)
-    for block in blocks:
-        if pick >= block.logw.size:
-            pick -= block.logw.size
-            continue
-        kind, lo, hi, counts = block.piece(base, pick)
-        bounds = (block.lo, block.hi)
-        if kind == "knot":
-            return lo, bounds
-        atom = None if atoms is None or counts is None else atoms.draw_in_cell(lo, hi, counts, rng)
-        if atom is not None:
-            return atom, bounds
-        return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics)), bounds
-    raise AssertionError("the categorical draw is inside one of the blocks")
+    blocks = _Blocks(base, candidates, shifts)
+    k, kind, lo, hi, counts = blocks.piece(base, exact_categorical(blocks.logw, rng))
+    bounds = candidates[k]
+    if kind == "knot":
+        return lo, bounds
+    atom = None if atoms is None or counts is None else atoms.draw_in_cell(lo, hi, counts, rng)
+    if atom is not None:
+        return atom, bounds
+    return float(uniform_on_grid(lo, hi, grid=grid, rng=rng, numerics=numerics)), bounds
 
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word
