@@ -12,12 +12,12 @@ import pytest
 from smoothdp.central.quantiles import ExponentialQuantile
 from smoothdp.central.quantiles.atoms import build_atoms
 from smoothdp.central.quantiles.em_samplers import em_lattice_weights, em_quantile_index_weights
+from smoothdp.central.quantiles.nested import nested_bounds
 from smoothdp.central.quantiles.nested_em import (
     _Base,
     _base_mass,
     _base_masses,
     _Blocks,
-    nested_candidates,
 )
 from smoothdp.rng import default_rng
 
@@ -35,7 +35,7 @@ def test_each_block_has_the_clipped_problems_weights(seed):
     atoms = [None, build_atoms("multiscale"), build_atoms(0.5)][seed % 3]
     target, coef, cap = float(gen.uniform(0, max(n, 1))), 0.3, (math.inf if seed % 2 else 5.0)
     base = _Base(x, (lo0, hi0), target=target, coef=coef, atoms=atoms, offset=0.0, cap=cap)
-    candidates = nested_candidates(lo0, hi0, 8)
+    candidates = nested_bounds(lo0, hi0, 8)
     assert _base_masses(candidates, atoms) == [_base_mass(lo, hi, atoms) for lo, hi in candidates]
     blocks = _Blocks(base, candidates, [0.0] * len(candidates))
     starts = np.concatenate(([0], np.cumsum(blocks.sizes)))

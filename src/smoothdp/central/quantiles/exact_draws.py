@@ -163,7 +163,6 @@ def exact_categorical_tail(k: NDArray[np.int64], f: NDArray[np.float64], rng: np
     return _exact_fallback(k, f, head, live, top, rng, first_bits=_uniform_bits(rng))
 
 
-
 def float_below(y: Fraction) -> float:
     """The largest float ≤ y."""
     f = float(y)
@@ -191,5 +190,6 @@ def bracket_uniform(lo: float, hi: float, words: int, rng: np.random.Generator) 
 def uniform_words(lower: float, upper: float) -> int:
     """Words of a uniform's bits that place it between two adjacent floats, from the bounds (public)."""
     return max(1, math.ceil((math.log2(float(upper) - float(lower)) + 1074.0 + 64.0) / 64.0))
+
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -41,8 +41,8 @@ from smoothdp.central.quantiles.heavy_level import (
     add_remove_atoms,
     pre_stage_epsilon,
 )
+from smoothdp.central.quantiles.nested import nested_bounds
 from smoothdp.central.quantiles.nested_em import (
-    nested_candidates,
     nested_capped_calibration,
     nested_weight_margin,
     nested_width,
@@ -163,7 +163,7 @@ class ExponentialQuantile(Mechanism):
         #: The candidate bounds B_0 … B_K of the nested draw (None: the declared bounds only).
         self.nested: list[tuple[float, float]] | None = None
         if self.halvings and self.candidates is None:
-            self.nested = nested_candidates(self.lower, self.upper, self.halvings)
+            self.nested = nested_bounds(self.lower, self.upper, self.halvings)
         self.guarantee = PureDP(self.epsilon, neighbours=relation)
         self.calibration = None
         #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the

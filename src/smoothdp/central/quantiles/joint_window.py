@@ -254,9 +254,7 @@ def _closed_mass(lo: float, hi: float, atoms: Atoms | None) -> tuple[Fraction, F
     return _closed_masses([(lo, hi)], atoms)[0]
 
 
-def _closed_masses(
-    pairs: list[tuple[float, float]], atoms: Atoms | None
-) -> list[tuple[Fraction, Fraction]]:
+def _closed_masses(pairs: list[tuple[float, float]], atoms: Atoms | None) -> list[tuple[Fraction, Fraction]]:
     """:func:`_closed_mass` of several intervals at once: each level's exact floor of every end in one
     vectorized scan (the open count of (lo, hi) and whether lo, hi are points, as :meth:`Atoms.open_mass`
     and :meth:`Atoms.point_mass` count them)."""

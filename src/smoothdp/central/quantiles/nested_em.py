@@ -37,12 +37,11 @@ from smoothdp.central.quantiles.em_samplers import (
     tie_distance,
 )
 from smoothdp.central.quantiles.exact_draws import exact_categorical
-from smoothdp.central.quantiles.nested import LEAVE_PRIOR, nested_bounds
+from smoothdp.central.quantiles.nested import LEAVE_PRIOR
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.keywords import check_keywords_of
 
 __all__ = [
-    "nested_candidates",
     "nested_capped_calibration",
     "nested_log_priors",
     "nested_weight_margin",
@@ -51,11 +50,6 @@ __all__ = [
 ]
 
 _U = 2.0**-53
-
-
-def nested_candidates(lower: float, upper: float, halvings: int) -> list[tuple[float, float]]:
-    """B_0 … B_K (public)."""
-    return nested_bounds(lower, upper, halvings)
 
 
 def nested_log_priors(count: int) -> list[float]:
