@@ -292,7 +292,7 @@ class ExponentialQuantile(Mechanism):
             atoms = self.atoms
             if atoms is not None and self.runs_test:
                 atoms, info = add_remove_atoms(
-                    sorted_x, self.lattice, self.atoms, self.epsilon_test, rng, numerics=self.numerics
+                    sorted_x, self.lattice, atoms, self.epsilon_test, rng, numerics=self.numerics
                 )
             value, used = sample_em_nested(
                 sorted_x, candidates=self.nested, target=t, coef=coef, atoms=atoms, grid=self.grid,

@@ -179,16 +179,17 @@ class _Blocks:
             w_b[b] = np.log(len_b + mass_b) - base.coef * dist_b
         self.b_index = np.full(k_all, -1)
         self.b_index[b] = np.arange(b.size)
-        parts, sizes = [], []
+        parts: list[NDArray[np.float64]] = []
+        sizes: list[int] = []
         self.end_knots: list[list[float]] = []
         for k in range(k_all):
             inner = base.gap_logw[self.first[k] + 1 : self.last[k]]
             knots = base.knot_logw[self.knot_lo[k] : self.knot_hi[k]]
-            ends = [w for w in knot_w[k] if w > -np.inf]
+            ends = knot_w[k][knot_w[k] > -np.inf]
             self.end_knots.append(
                 [v for v, w in zip((self.lo[k], self.hi[k]), knot_w[k], strict=True) if w > -np.inf]
             )
-            block = [w_a[k : k + 1], inner, w_b[k : k + 1] if self.two[k] else w_b[:0], knots, np.array(ends)]
+            block = [w_a[k : k + 1], inner, w_b[k : k + 1] if self.two[k] else w_b[:0], knots, ends]
             parts += block
             sizes.append(sum(p.size for p in block))
         self.gaps = 1 + np.maximum(self.last - self.first - 1, 0) + self.two
