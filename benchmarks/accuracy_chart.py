@@ -38,11 +38,7 @@ def main() -> None:
         positive = [c["median_abs_error"] for c in mine if c["median_abs_error"] > 0]
         floor = min(positive) / 10 if positive else 1e-6
         for library in libraries:
-            line = sorted(
-                (c["epsilon"], c["median_abs_error"])
-                for c in mine
-                if c["method"] == library
-            )
+            line = sorted((c["epsilon"], c["median_abs_error"]) for c in mine if c["method"] == library)
             if not line:
                 continue
             eps = [e for e, _ in line]

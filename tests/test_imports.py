@@ -120,10 +120,7 @@ def test_reproduce_without_experiments_extra_names_it(
 
 #: What the first default release may not load: scipy (~0.2 s) always; python-flint (~0.05 s) unless an
 #: element reaches the exact path's slow path or a law needs ball-arithmetic constants.
-FIRST_RELEASE = (
-    "x = __import__('numpy').random.default_rng(0).uniform(0, 100, 1000)\n"
-    "import smoothdp\n"
-)
+FIRST_RELEASE = "x = __import__('numpy').random.default_rng(0).uniform(0, 100, 1000)\nimport smoothdp\n"
 
 
 def test_first_default_median_loads_neither_scipy_nor_flint() -> None:

@@ -103,8 +103,11 @@ def _settings(methods: list[Any]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.accuracy",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help="releases per cell (default 200)")
     parser.add_argument("--epsilons", help="comma-separated ε values (default 0.1,0.5,1,2)")
     parser.add_argument("--datasets", help="comma-separated data set names (default: all)")
@@ -112,17 +115,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="base seed of the per-cell seeds")
     parser.add_argument("--stem", help="output file stem in benchmarks/results (default accuracy)")
     parser.add_argument(
-        "--docs", action="store_true",
+        "--docs",
+        action="store_true",
         help="only rebuild <stem>.md and (stem accuracy) docs/which-mechanism.md from the JSON",
     )
     parser.add_argument("--list", action="store_true", help="list data sets and detected methods, then exit")
-    parser.add_argument("--smoothdp-only", action="store_true",
-                        help="run only smoothdp's methods (default + every detected method=)")
-    parser.add_argument("--only", choices=("quantiles", "moments"),
-                        help="run one family of rows only: medians and quantiles, or means and variances")
-    parser.add_argument("--update", action="store_true",
-                        help="merge the cells run into the existing <stem>.json (after smoothdp changed, "
-                             "--smoothdp-only --update re-runs its columns and keeps the competitors')")
+    parser.add_argument(
+        "--smoothdp-only",
+        action="store_true",
+        help="run only smoothdp's methods (default + every detected method=)",
+    )
+    parser.add_argument(
+        "--only",
+        choices=("quantiles", "moments"),
+        help="run one family of rows only: medians and quantiles, or means and variances",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="merge the cells run into the existing <stem>.json (after smoothdp changed, "
+        "--smoothdp-only --update re-runs its columns and keeps the competitors')",
+    )
     args = parser.parse_args(argv)
 
     if args.docs:
@@ -156,8 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     families = [
         (
             [d for d in fam if not wanted_ds or d.name in wanted_ds],
-            [m for m in ms if (not wanted_m or m.name in wanted_m)
-             and (not args.smoothdp_only or m.library == "smoothdp")],
+            [
+                m
+                for m in ms
+                if (not wanted_m or m.name in wanted_m)
+                and (not args.smoothdp_only or m.library == "smoothdp")
+            ],
         )
         for fam, ms in families
     ]
@@ -185,8 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     cells = [
         r.as_dict()
         for fam, ms in families
-        for r in run_all(fam, ms, epsilons=epsilons, trials=args.trials, base_seed=args.seed,
-                         progress=lambda s: print(s, flush=True))
+        for r in run_all(
+            fam,
+            ms,
+            epsilons=epsilons,
+            trials=args.trials,
+            base_seed=args.seed,
+            progress=lambda s: print(s, flush=True),
+        )
     ]
     if args.update and (RESULTS / f"{stem}.json").exists():
         old = _load(stem)

@@ -104,8 +104,11 @@ def _columns() -> dict[str, tuple[NDArray[np.float64], tuple[float, float], str]
     return {
         "adult_age": (ages, (0.0, 125.0), f"UCI Adult ages, n = {ages.size}"),
         "adult_hours": (hours, (0.0, 168.0), f"UCI Adult hours per week (40 for 47%), n = {hours.size}"),
-        "adult_capital_gain": (gains, (0.0, 1.0e5),
-                               f"UCI Adult capital gains (92% zeros, top-coded at 99999), n = {gains.size}"),
+        "adult_capital_gain": (
+            gains,
+            (0.0, 1.0e5),
+            f"UCI Adult capital gains (92% zeros, top-coded at 99999), n = {gains.size}",
+        ),
         "ca_income": (incomes, (-1.0e5, 1.0e7), f"CA 2000 PUMS person incomes (USD), n = {incomes.size}"),
         "nyc_latitude": (lat[keep], (40.25, 41.15), f"NYC collision latitudes, n = {int(keep.sum())}"),
         "nyc_longitude": (lon[keep], (-74.5, -73.45), f"NYC collision longitudes, n = {int(keep.sum())}"),
@@ -126,8 +129,15 @@ def build_moment_datasets() -> list[MomentDataset]:
     rows = []
     for name, (x, bounds, desc) in _columns().items():
         for kind in MOMENT_KINDS:
-            rows.append(MomentDataset(f"{name}_{kind}", np.asarray(x, dtype=np.float64), bounds,
-                                      f"{desc}, bounds {bounds}: {kind}", kind))
+            rows.append(
+                MomentDataset(
+                    f"{name}_{kind}",
+                    np.asarray(x, dtype=np.float64),
+                    bounds,
+                    f"{desc}, bounds {bounds}: {kind}",
+                    kind,
+                )
+            )
     return rows
 
 
@@ -190,8 +200,13 @@ def _opendp(ds: MomentDataset, epsilon: float, seed: int) -> Release:
 
 def trimmed_method() -> Method:
     """The 5%-trimmed mean, measured against the mean (not in the default run)."""
-    return Method("smoothdp:trimmed_5%", "smoothdp", "smoothdp", _trimmed,
-                  "smoothdp.trimmed_mean(x, 0.05, epsilon=, bounds=) (a trimmed mean, against the mean)")
+    return Method(
+        "smoothdp:trimmed_5%",
+        "smoothdp",
+        "smoothdp",
+        _trimmed,
+        "smoothdp.trimmed_mean(x, 0.05, epsilon=, bounds=) (a trimmed mean, against the mean)",
+    )
 
 
 def moment_methods() -> list[Method]:
@@ -200,9 +215,23 @@ def moment_methods() -> list[Method]:
     out = [Method("smoothdp", "smoothdp", "default", _smoothdp(None), default)]
     for name in ("clipped", "private_range", "smooth_sensitivity"):
         out.append(Method(f"smoothdp:{name}", "smoothdp", "smoothdp", _smoothdp(name), f"method={name!r}"))
-    out.append(Method("diffprivlib", "diffprivlib", "competitor", _diffprivlib,
-                      "diffprivlib.tools.mean / var(x, epsilon=, bounds=) (var rescaled by n/(n − 1))"))
-    out.append(Method("opendp", "opendp", "competitor", _opendp,
-                      "sized domain >> then_clamp >> then_mean / then_variance(ddof=1) >> then_laplace, "
-                      "scale by binary_search_chain(d_in=2, d_out=ε)"))
+    out.append(
+        Method(
+            "diffprivlib",
+            "diffprivlib",
+            "competitor",
+            _diffprivlib,
+            "diffprivlib.tools.mean / var(x, epsilon=, bounds=) (var rescaled by n/(n − 1))",
+        )
+    )
+    out.append(
+        Method(
+            "opendp",
+            "opendp",
+            "competitor",
+            _opendp,
+            "sized domain >> then_clamp >> then_mean / then_variance(ddof=1) >> then_laplace, "
+            "scale by binary_search_chain(d_in=2, d_out=ε)",
+        )
+    )
     return out

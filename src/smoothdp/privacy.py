@@ -53,7 +53,6 @@ NEIGHBOUR_RELATIONS: dict[str, str] = {
 }
 
 
-
 def check_neighbours(neighbours: Any, *, allowed: tuple[str, ...] = tuple(NEIGHBOUR_RELATIONS)) -> str:
     """``neighbours`` must name one of the relations in ``allowed``."""
     if not isinstance(neighbours, str) or neighbours not in allowed:

@@ -56,8 +56,17 @@ def test_summaries_tolerate_infinite_errors() -> None:
 def test_cell_seed_is_stable_and_distinguishes_cells() -> None:
     a = cell_seed(0, "adult_age", 0.5, "smoothdp")
     assert a == cell_seed(0, "adult_age", 0.5, "smoothdp")
-    assert len({a, cell_seed(0, "adult_age", 1.0, "smoothdp"), cell_seed(1, "adult_age", 0.5, "smoothdp"),
-                cell_seed(0, "adult_age", 0.5, "diffprivlib")}) == 4
+    assert (
+        len(
+            {
+                a,
+                cell_seed(0, "adult_age", 1.0, "smoothdp"),
+                cell_seed(1, "adult_age", 0.5, "smoothdp"),
+                cell_seed(0, "adult_age", 0.5, "diffprivlib"),
+            }
+        )
+        == 4
+    )
 
 
 def _fake_method(outputs: list[float], name: str = "fake") -> Method:
@@ -90,9 +99,21 @@ def test_dataset_rejects_data_outside_its_bounds() -> None:
 def _cell(ds: str, eps: float, method: str, role: str, err: float, oob: float = 0.0) -> dict[str, object]:
     library = "smoothdp" if role in ("default", "smoothdp") else method.split("-")[0]
     return {
-        "dataset": ds, "kind": "median", "n": 10, "epsilon": eps, "method": method, "library": library,
-        "role": role, "trials": 5, "median_abs_error": err, "p90_abs_error": 2 * err, "out_of_bounds": oob,
-        "nonfinite": 0.0, "ms_per_release": 1.0, "setup_seconds": 0.0, "failure": "",
+        "dataset": ds,
+        "kind": "median",
+        "n": 10,
+        "epsilon": eps,
+        "method": method,
+        "library": library,
+        "role": role,
+        "trials": 5,
+        "median_abs_error": err,
+        "p90_abs_error": 2 * err,
+        "out_of_bounds": oob,
+        "nonfinite": 0.0,
+        "ms_per_release": 1.0,
+        "setup_seconds": 0.0,
+        "failure": "",
     }
 
 
@@ -133,7 +154,12 @@ def test_merge_replaces_matching_cells_and_appends_new_ones() -> None:
     b_default = [c for c in merged if c["dataset"] == "b" and c["method"] == "smoothdp"]
     assert [c["median_abs_error"] for c in b_default] == [0.1]
     assert method_columns(merged) == [
-        "smoothdp", "smoothdp:exponential", "smoothdp:kss", "diffprivlib", "opendp-em", "opendp-tree"
+        "smoothdp",
+        "smoothdp:exponential",
+        "smoothdp:kss",
+        "diffprivlib",
+        "opendp-em",
+        "opendp-tree",
     ]
 
 

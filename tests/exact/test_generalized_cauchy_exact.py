@@ -32,10 +32,6 @@ def _mp_precision() -> Any:
         yield
 
 
-
-
-
-
 def ref_x(u: Any, gamma: float) -> Any:
     g = mp.mpf(gamma)
     w0 = (g - 1) / g

@@ -317,9 +317,7 @@ def ratio_local_sensitivity_laplace(
     if check_int("b", b, minimum=2) < check_int("a", a, minimum=0):
         raise ValueError(f"a must be at most b; got a={a}, b={b}")
     scale = float(ratio_local_sensitivity(a, b)) / eps  # > 0: a ≥ 1 or b − a ≥ 1
-    noise = Laplace(scale).sample(
-        check_int("size", size, minimum=1), resolve_rng(rng), numerics="float"
-    )
+    noise = Laplace(scale).sample(check_int("size", size, minimum=1), resolve_rng(rng), numerics="float")
     return np.asarray(a / b + noise, dtype=np.float64)
 
 

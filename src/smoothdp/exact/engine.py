@@ -116,7 +116,9 @@ class _Words:
             highs.append(u_hi)
         return sign_bits, lows, highs
 
-    def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
+    def long_double_boxes(
+        self, idx: NDArray[np.intp]
+    ) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:
         """Signs and exact long-double boxes [k/2^m, (k+1)/2^m] of the candidates ``idx`` (first words)."""
         neg = None
         lows, highs = [], []
@@ -176,7 +178,9 @@ class _Accepted:
             sign_bits <<= _SHIFT63
         return sign_bits, lows, highs
 
-    def long_double_boxes(self, idx: NDArray[np.intp]) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:  # noqa: E501
+    def long_double_boxes(
+        self, idx: NDArray[np.intp]
+    ) -> tuple[NDArray[np.bool_] | None, list[Any], list[Any]]:
         lows, highs = [], []
         for k, m in zip(self.cand.ks, self.cand.ms, strict=True):
             lo, hi = _long_double_box(k[idx], m)

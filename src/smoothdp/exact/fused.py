@@ -200,9 +200,7 @@ class _GridRound:
         self.r_hi = np.empty(size)
         self.other = np.empty(size)
 
-    def pair(
-        self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None
-    ) -> F64:
+    def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None) -> F64:
         """R(y_lo) into ``out`` and y_hi rounded alike into ``self.r_hi``; ``smaller`` = min(|y_lo|, |y_hi|)
         (computed here when None). Magnitudes are compared as bit patterns (monotone for floats ≥ 0).
         With ``sign_bits`` the ends are magnitudes whose signs are applied after M is made and before
@@ -242,9 +240,7 @@ class _FloatRound:
         self.r_hi = np.empty(size)
         self.other = np.empty(size)
 
-    def pair(
-        self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None
-    ) -> F64:
+    def pair(self, y_lo: F64, y_hi: F64, smaller: F64 | None, out: F64, sign_bits: U64 | None = None) -> F64:
         if sign_bits is not None:
             for y in (y_lo, y_hi):
                 np.bitwise_xor(y.view(np.uint64), sign_bits, out=y.view(np.uint64))

@@ -205,9 +205,7 @@ class LaplaceLaw(LawBase):
     def _make_constants(self, ar: Arithmetic) -> SimpleNamespace:
         return SimpleNamespace(lo=-ar.shrink(self.scale, ar.elem), hi=-ar.grow(self.scale, ar.elem))
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
@@ -296,9 +294,7 @@ class PolyPlaceLaw(LawBase):
             neg_k_hi=-ar.grow(s, e),
         )
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
@@ -422,9 +418,7 @@ class StudentTLaw(LawBase):
             width=ar.grow(Fraction(ar.box) * 2, r),
         )
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if not self.in_range:
             return self._nan(u_lo)
         k = self.constants(arithmetic_of(u_lo[0]))
@@ -467,9 +461,7 @@ class UniformLaw(LawBase):
         super().__init__(scale)
         self.in_range = True  # no product: the box itself
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         return [(u_lo[0], u_hi[0])]
 
     def ball(self, us: Sequence[arb]) -> list[arb]:
@@ -501,9 +493,7 @@ class TruncatedExponentialLaw(LawBase):
             lambda: (flint.arb(lam).exp() - 1) if self.increasing else (1 - (-flint.arb(lam)).exp())
         )
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if u_lo[0].dtype != np.float64:
             return self._nan(u_lo)
         c_lo, c_hi = self._c
@@ -536,9 +526,7 @@ class LogUniformLaw(LawBase):
         self.lower, self.upper = float(lower), float(upper)
         self._l = _float_constant(lambda: (flint.arb(self.upper) / flint.arb(self.lower)).log())
 
-    def fast(
-        self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None
-    ) -> list[tuple[F64, F64]]:
+    def fast(self, u_lo: list[F64], u_hi: list[F64], scratch: Scratch | None = None) -> list[tuple[F64, F64]]:
         if u_lo[0].dtype != np.float64:
             return self._nan(u_lo)
         l_lo, l_hi = self._l

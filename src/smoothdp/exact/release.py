@@ -270,9 +270,7 @@ def _affine_draw(
         def s_arb(i: int) -> Any:
             return flint.arb(multiplier)
 
-    affine = Affine(
-        c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: flint.arb(center), s_arb=s_arb
-    )
+    affine = Affine(c_lo=c, c_hi=c, s_lo=s_lo, s_hi=s_hi, c_arb=lambda i, j: flint.arb(center), s_arb=s_arb)
     return float(engine.run(law, affine, 1, _rounder(grid), rng)[0, 0])
 
 

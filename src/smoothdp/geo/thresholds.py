@@ -331,9 +331,7 @@ class TwoWayThreshold(_ConvexRamp):
             w = arb_of(float(self.width[p_index]))
             r1 = w / arb_of(2.0).sqrt()
             shift = r1 + w / 2
-            p = [
-                arb_of(float(self.thresholds[p_index][k])) + shift - arb_of(float(point[k])) for k in (0, 1)
-            ]
+            p = [arb_of(float(self.thresholds[p_index][k])) + shift - arb_of(float(point[k])) for k in (0, 1)]
             q = [arb_positive_part(pk) for pk in p]
             outside = (q[0] * q[0] + q[1] * q[1]).sqrt()
             inside = arb_max(p[0], p[1])

@@ -106,7 +106,13 @@ class SmoothSensitivityMechanism(Mechanism):
         constants: str | None = None,
     ) -> None:
         cal = _calibration.calibrate(
-            noise, epsilon=epsilon, delta=delta, beta=beta, model="dp", df=df, gamma=gamma,
+            noise,
+            epsilon=epsilon,
+            delta=delta,
+            beta=beta,
+            model="dp",
+            df=df,
+            gamma=gamma,
             constants=constants,
         )
         self._setup(statistic, cal, numerics)
@@ -150,9 +156,7 @@ class SmoothSensitivityMechanism(Mechanism):
         """S_β(x) at the calibrated β (not private: for the data holder)."""
         return self.statistic.smooth_sensitivity(x, self.calibration.beta)
 
-    def sample(
-        self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None
-    ) -> NDArray[np.float64]:
+    def sample(self, x: ArrayLike | PreparedData, size: int, *, rng: SeedLike = None) -> NDArray[np.float64]:
         """``size`` independent outputs of the mechanism on x, each with the law of :meth:`release`.
 
         For simulations and statistical tests (no accountant is charged): one sort, one S_β, and the

@@ -77,6 +77,7 @@ __all__ = [
 
 Neighbours = Literal["substitution", "add_remove"]
 
+
 def kept_sum(records: Records, first: int, last: int) -> Fraction:
     """Σ_{i=first}^{last} x_(i) exactly, from two one-rank windows and one exact sum of the values strictly
     between them: with v = x_(first), w = x_(last), the ranks first..last hold every record in (v, w), plus
