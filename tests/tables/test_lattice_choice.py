@@ -206,3 +206,26 @@ def test_the_dask_path_makes_the_same_choice_and_the_same_description():
     assert (
         np.mean(dask["v"].to_numpy().ravel() == truth) >= 0.5
     )  # heavy integers chosen on the workers' counts too
+
+
+def test_the_bounds_a_group_drew_stay_out_of_the_public_description():
+    """Each group's median under add/remove draws its bounds with its output (a private output of that
+    group): data near 0 in wide bounds draw narrow ones, data spread over the bounds the declared ones, and
+    the table's description is the same for both."""
+    gen = np.random.default_rng(4)
+    near = pd.DataFrame({"g": np.arange(800) % 8, "v": gen.uniform(0, 50, 800)})
+    spread = pd.DataFrame({"g": np.arange(800) % 8, "v": gen.uniform(0, 1e6, 800)})
+    metas = []
+    for df in (near, spread):
+        stats = {"v": ["median", "quantiles:0.25,0.75"]}
+        out = smoothdp.aggregate(df, "g", stats, bounds={"v": (0.0, 1e6)}, epsilon=1.0,
+                                 keys=list(range(8)), neighbours="add_remove", rng=0)  # fmt: skip
+        metas.append(out.attrs["smoothdp"]["statistics"])
+    assert metas[0] == metas[1]
+    assert "bounds_used" not in str(metas[0]) and metas[0][0]["details"]["halvings"] == 16
+    single = smoothdp.median(
+        near.v.to_numpy(), epsilon=1.0, bounds=(0.0, 1e6), neighbours="add_remove", rng=0
+    )
+    assert (
+        single.details["bounds_used"][1] < 1e6
+    )  # the draw did narrow: the description had something to hide
