@@ -36,7 +36,7 @@ from smoothdp.central.quantiles.em_samplers import (
     em_quantile_index_weights,
     tie_distance,
 )
-from smoothdp.central.quantiles.exact_draws import exact_categorical
+from smoothdp.central.quantiles.exact_draws import LIBM_ULPS, exact_categorical
 from smoothdp.central.quantiles.nested import LEAVE_PRIOR
 from smoothdp.exact import OutputGrid, uniform_on_grid
 from smoothdp.keywords import check_keywords_of
@@ -90,14 +90,18 @@ def _base_masses(candidates: list[tuple[float, float]], atoms: Atoms | None) -> 
 def nested_weight_margin(
     *, eta: float, magnitude: float, candidates: list[tuple[float, float]], atoms: Atoms | None
 ) -> float:
-    """η′ ≥ the error of every float log weight ln π_k − ln μ(B_k) + w_kj: the single mechanism's η for
-    w_kj (``magnitude`` a public bound on |w_kj|), plus ln μ(B_k) (a logarithm of a mass with relative error
-    ≤ (mass_ulps + 2)u ≤ 64u: ≤ 64u + 4u·|ln μ|), ln π_k (≤ 4u·|ln π_k|) and the two additions (≤ 2u times
-    the sum's magnitude). Every input is public."""
+    """η′ ≥ the error of every float log weight ln π_k − ln μ(B_k) + w_kj. Every input is public.
+
+    * w_kj: the single mechanism's η (``magnitude`` a public bound on |w_kj|);
+    * ln μ(B_k): the float mass has relative error ≤ (mass_ulps + 2)u ≤ 64u, and numpy's log adds at most
+      ``LIBM_ULPS`` ulps of its result: ≤ 64u + 2·LIBM_ULPS·u·|ln μ|;
+    * ln π_k = −λ − (k/2)·ln 2: ≤ (2·LIBM_ULPS + 4)u·|ln π_k|;
+    * the two additions: ≤ 2u times the magnitude of each sum.
+    """
     log_mass = max(abs(math.log(m)) for m in _base_masses(candidates, atoms)) + 1.0
     log_prior = LEAVE_PRIOR + 0.5 * len(candidates) * math.log(2.0)
     total = magnitude + log_mass + log_prior
-    return eta + _U * (64.0 + 4.0 * log_mass + 4.0 * log_prior + 4.0 * total)
+    return eta + _U * (64.0 + 2.0 * LIBM_ULPS * log_mass + (2.0 * LIBM_ULPS + 4.0) * log_prior + 4.0 * total)
 
 
 def nested_width(candidates: list[tuple[float, float]], atoms: Atoms | None) -> float:
