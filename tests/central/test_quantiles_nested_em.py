@@ -18,6 +18,7 @@ from smoothdp.central.quantiles.nested_em import (
     _base_mass,
     _base_masses,
     _Blocks,
+    _EndGeometry,
 )
 from smoothdp.rng import default_rng
 
@@ -34,10 +35,20 @@ def test_each_block_has_the_clipped_problems_weights(seed):
     x = np.sort(np.clip(np.round(gen.normal(centre, 4.0, n) / step) * step, lo0, hi0))
     atoms = [None, build_atoms("multiscale"), build_atoms(0.5)][seed % 3]
     target, coef, cap = float(gen.uniform(0, max(n, 1))), 0.3, (math.inf if seed % 2 else 5.0)
-    base = _Base(x, (lo0, hi0), target=target, coef=coef, atoms=atoms, offset=0.0, cap=cap)
     candidates = nested_bounds(lo0, hi0, 8)
+    geometry = _EndGeometry(x, candidates)
+    base_scan = pair_scan = None
+    if atoms is not None:  # the sampler's one scan: the declared problem's edges, then the end pairs
+        size = x.size + 2
+        counts, gaps, knots = atoms.scan(np.concatenate(([lo0], x, [hi0], geometry.pairs)))
+        base_scan = (counts[:, : size - 1], gaps[: size - 1], knots[:size])
+        pair_scan = (counts[:, size:], gaps[size:], knots[size:])
+        alone = em_lattice_weights(x, lo0, hi0, target, coef, atoms, 0.0, cap)[3]
+        together = em_lattice_weights(x, lo0, hi0, target, coef, atoms, 0.0, cap, scanned=base_scan)[3]
+        assert np.array_equal(alone, together)  # scanning beside other edges gives the same floats
+    base = _Base(x, (lo0, hi0), target=target, coef=coef, atoms=atoms, offset=0.0, cap=cap, scanned=base_scan)
     assert _base_masses(candidates, atoms) == [_base_mass(lo, hi, atoms) for lo, hi in candidates]
-    blocks = _Blocks(base, candidates, [0.0] * len(candidates))
+    blocks = _Blocks(base, candidates, [0.0] * len(candidates), geometry, pair_scan)
     starts = np.concatenate(([0], np.cumsum(blocks.sizes)))
     for k, (lo, hi) in enumerate(candidates):
         mine = blocks.logw[starts[k] : starts[k + 1]]

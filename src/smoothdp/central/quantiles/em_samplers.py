@@ -163,14 +163,17 @@ def em_lattice_weights(
     atoms: Atoms,
     offset: float = 0.0,
     cap: float = math.inf,
+    *,
+    scanned: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Edges (n + 2), the atom counts of the n + 1 open gaps (levels × gaps), the knots (distinct values of
     the edges that are atoms) and the log weights: gaps ln(|I_j| + Σ c_ℓ·m_ℓj) − coef·min(|j − t|, cap), then
     knots ln μ({v}) − coef·min(dist(t, [#{x < v}, #{x ≤ v}]), cap), t = target + offset (offset 0 and cap
-    ∞ under substitution: exactly the uncapped weights)."""
+    ∞ under substitution: exactly the uncapped weights). ``scanned``: ``atoms.scan`` of the edges, when the
+    caller scanned them together with other edges (the scan is elementwise: the same floats)."""
     edges = np.concatenate(([lower], sorted_x, [upper]))
     lengths = np.diff(edges)
-    counts, gap_mass, knot_mass = atoms.scan(edges)
+    counts, gap_mass, knot_mass = atoms.scan(edges) if scanned is None else scanned
     with np.errstate(divide="ignore"):
         log_gap = np.log(lengths + gap_mass)
     j = np.arange(lengths.size, dtype=np.float64)

@@ -126,6 +126,27 @@ def nested_capped_calibration(
     return coef, cap, eta + extra
 
 
+class _EndGeometry:
+    """Where every B_k = [l, h] cuts the sorted records: L = #{x ≤ l}, H = #{x < h}, and the end gaps laid
+    side by side as pairs for one scan of the atoms: gap A of every k, [l, x_(L+1)] (or [l, h] when
+    L = H), then gap B of the k with L < H, [x_(H), h]."""
+
+    def __init__(self, x: NDArray[np.float64], candidates: list[tuple[float, float]]) -> None:
+        n = x.size
+        self.lo = np.array([c[0] for c in candidates])
+        self.hi = np.array([c[1] for c in candidates])
+        self.first = np.searchsorted(x, self.lo, side="right")  # L
+        self.last = np.searchsorted(x, self.hi, side="left")  # H
+        self.two = self.last > self.first
+        inside = np.minimum(self.first, max(n - 1, 0))
+        self.a_hi = np.where(self.two, x[inside] if n else self.hi, self.hi)
+        self.b_lo = np.where(self.two, x[np.maximum(self.last - 1, 0)] if n else self.lo, self.lo)
+        b = np.flatnonzero(self.two)
+        self.pairs = np.concatenate(
+            (np.stack((self.lo, self.a_hi), 1).ravel(), np.stack((self.b_lo[b], self.hi[b]), 1).ravel())
+        )
+
+
 class _Blocks:
     """The pieces with positive mass of every B_k = [l_k, h_k], read off the weights on the declared bounds.
 
@@ -137,22 +158,20 @@ class _Blocks:
     elementwise over consecutive pairs), as the same float expressions as on the clipped records
     (:func:`em_lattice_weights`)."""
 
-    def __init__(self, base: _Base, candidates: list[tuple[float, float]], shifts: list[float]) -> None:
-        x, n = base.sorted_x, base.sorted_x.size
-        self.lo = np.array([c[0] for c in candidates])
-        self.hi = np.array([c[1] for c in candidates])
-        self.first = np.searchsorted(x, self.lo, side="right")  # L
-        self.last = np.searchsorted(x, self.hi, side="left")  # H
-        self.two = self.last > self.first
+    def __init__(
+        self,
+        base: _Base,
+        candidates: list[tuple[float, float]],
+        shifts: list[float],
+        geometry: _EndGeometry,
+        pair_scan: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None,
+    ) -> None:
+        n = base.sorted_x.size
+        self.lo, self.hi, self.first, self.last = geometry.lo, geometry.hi, geometry.first, geometry.last
+        self.two, self.a_hi, self.b_lo = geometry.two, geometry.a_hi, geometry.b_lo
         k_all = self.lo.size
-        # End gap A of every k: [l, x_(L+1)], or [l, h] when L = H; end gap B of the k with L < H: [x_(H), h].
-        inside = np.minimum(self.first, max(n - 1, 0))
-        self.a_hi = np.where(self.two, x[inside] if n else self.hi, self.hi)
-        self.b_lo = np.where(self.two, x[np.maximum(self.last - 1, 0)] if n else self.lo, self.lo)
         b = np.flatnonzero(self.two)
-        pairs = np.concatenate(
-            (np.stack((self.lo, self.a_hi), 1).ravel(), np.stack((self.b_lo[b], self.hi[b]), 1).ravel())
-        )
+        pairs = geometry.pairs
         len_a, len_b = self.a_hi - self.lo, self.hi[b] - self.b_lo[b]
         dist_a = np.minimum(np.abs((self.first.astype(np.float64) - base.target) - base.offset), base.cap)
         dist_b = np.minimum(np.abs((self.last[b].astype(np.float64) - base.target) - base.offset), base.cap)
@@ -162,7 +181,8 @@ class _Blocks:
         mass_a, mass_b = np.zeros(k_all), np.zeros(b.size)
         knot_w = np.full((k_all, 2), -np.inf)
         if base.atoms is not None:
-            counts, gap_mass, knot_mass = base.atoms.scan(pairs)
+            assert pair_scan is not None
+            counts, gap_mass, knot_mass = pair_scan
             gaps = np.arange(0, pairs.size, 2)
             self.counts_a, self.counts_b = counts[:, gaps[:k_all]], counts[:, gaps[k_all:]]
             mass_a, mass_b = gap_mass[gaps[:k_all]], gap_mass[gaps[k_all:]]
@@ -234,6 +254,7 @@ class _Base:
         atoms: Atoms | None,
         offset: float,
         cap: float,
+        scanned: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None,
     ) -> None:
         self.sorted_x, self.target, self.coef, self.atoms = sorted_x, target, coef, atoms
         self.offset, self.cap = offset, cap
@@ -246,7 +267,7 @@ class _Base:
             self.gap_logw, self.knot_logw = logw, np.empty(0)
         else:
             self.edges, self.counts, self.knots, logw = em_lattice_weights(
-                sorted_x, lo, hi, target, coef, atoms, offset, cap
+                sorted_x, lo, hi, target, coef, atoms, offset, cap, scanned=scanned
             )
             self.gap_logw, self.knot_logw = logw[: n + 1], logw[n + 1 :]
 
@@ -267,10 +288,22 @@ def sample_em_nested(
     """One draw (module docstring) on sorted records in [a, b] = ``candidates[0]``: the released value and
     the bounds B_k it came from (a private output). The weights of every B_k come from one pass on the
     declared bounds (:class:`_Blocks`)."""
-    base = _Base(sorted_x, candidates[0], target=target, coef=coef, atoms=atoms, offset=offset, cap=cap)
+    geometry = _EndGeometry(sorted_x, candidates)
+    base_scan = pair_scan = None
+    if atoms is not None:  # one scan of the atoms: the declared problem's edges, then the end gaps' pairs
+        lo, hi = candidates[0]
+        size = sorted_x.size + 2  # the declared problem's edges: lower, the records, upper
+        edges = np.concatenate(([lo], sorted_x, [hi], geometry.pairs))
+        scan_counts, scan_gaps, scan_knots = atoms.scan(edges)
+        base_scan = (scan_counts[:, : size - 1], scan_gaps[: size - 1], scan_knots[:size])
+        pair_scan = (scan_counts[:, size:], scan_gaps[size:], scan_knots[size:])
+    base = _Base(
+        sorted_x, candidates[0], target=target, coef=coef, atoms=atoms, offset=offset, cap=cap,
+        scanned=base_scan,
+    )  # fmt: skip
     masses = _base_masses(candidates, atoms)
     shifts = [p - math.log(m) for p, m in zip(nested_log_priors(len(candidates)), masses, strict=True)]
-    blocks = _Blocks(base, candidates, shifts)
+    blocks = _Blocks(base, candidates, shifts, geometry, pair_scan)
     k, kind, lo, hi, counts = blocks.piece(base, exact_categorical(blocks.logw, rng))
     bounds = candidates[k]
     if kind == "knot":
