@@ -649,7 +649,11 @@ def quantile_cases() -> list[Any]:
             neighbours=lambda: _substitution_pairs(4, (0.0, 0.1, 0.25, 0.5, 0.55, 1.0)),
             privacy_loss=em_loss,
             broken=_attr_times("epsilon", 2.0),
-            bad_parameters=[*bad_eps, ({"atoms": "test"}, ValueError, "atoms")],
+            bad_parameters=[
+                *bad_eps,
+                ({"atoms": "test"}, ValueError, "atoms"),
+                ({"lattice": None}, ValueError, "atoms"),  # heavy atoms of no lattice
+            ],
         ),
         Case(
             mechanism=ExponentialQuantile,

@@ -41,6 +41,7 @@ __all__ = [
     "lattice_test_scale",
     "prepare_data",
     "rank_sensitivity",
+    "require_atoms_for_choice",
     "sample_em_candidates",
     "sample_em_lattice",
     "sample_em_quantile",
@@ -311,6 +312,15 @@ def lattice_test_from_counts(
         "threshold": threshold,
         "atoms": "heavy" if noisy >= threshold else "light",
     }
+
+
+def require_atoms_for_choice(choice: str, atoms: Atoms | None) -> None:
+    """A choice other than ``"auto"`` needs atoms to act on: refused with ``lattice=None`` or candidates."""
+    if choice != "auto" and atoms is None:
+        raise ValueError(
+            f"atoms={choice!r} chooses the masses of a lattice's atoms, and there are none here "
+            "(lattice=None, or public candidates); pass a lattice (e.g. lattice=0.5) or atoms='auto'"
+        )
 
 
 #: The public choices of the atoms' masses of the quantile mechanisms (``atoms=``).

@@ -28,6 +28,7 @@ from smoothdp.central.quantiles.em_samplers import (
     em_quantile_index_weights,
     heavy_atoms,
     rank_sensitivity,
+    require_atoms_for_choice,
     sample_em_candidates,
     sample_em_lattice,
     sample_em_quantile,
@@ -153,6 +154,7 @@ class ExponentialQuantile(Mechanism):
         #: The public choice of the atoms' masses (``atoms=``).
         self.atom_choice = check_atom_choice(atoms, relation)
         self.atoms = None if self.candidates is not None else build_atoms(self.lattice)
+        require_atoms_for_choice(self.atom_choice, self.atoms)
         if self.atoms is not None and self.atom_choice == "heavy":
             self.atoms = heavy_atoms(self.lattice)
         self.clip = check_bool("clip", clip)

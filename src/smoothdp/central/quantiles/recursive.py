@@ -16,6 +16,7 @@ from smoothdp.central.quantiles.em_samplers import (
     check_atom_choice,
     heavy_atoms,
     rank_sensitivity,
+    require_atoms_for_choice,
     sample_em_lattice,
     sample_em_quantile,
     split_target,
@@ -96,6 +97,7 @@ class RecursiveQuantiles(MultiQuantile):
         self.atom_choice = check_atom_choice(atoms, self.neighbours)
         #: The nodes' atoms (None: the continuum): light, or heavy when ``atoms="heavy"``.
         self.atoms = build_atoms(self.lattice)
+        require_atoms_for_choice(self.atom_choice, self.atoms)
         if self.atoms is not None and self.atom_choice == "heavy":
             self.atoms = heavy_atoms(self.lattice)
         if self.runs_test:  # the test, the level, Lemma 10
