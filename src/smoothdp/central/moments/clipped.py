@@ -46,6 +46,7 @@ __all__ = [
     "Moment",
     "check_ddof",
     "check_moment_noise",
+    "check_moment_options",
     "check_variance_size",
     "mean_noise",
     "moment_noise",
@@ -77,6 +78,20 @@ def check_moment_noise(noise: Any) -> str:
     if noise not in MOMENT_NOISES:
         raise ValueError(f"noise must be one of {MOMENT_NOISES} for this method; got {noise!r}")
     return str(noise)
+
+
+def check_moment_options(
+    lower: float, upper: float, *, noise: Any, clip: Any, clamp: Any, numerics: Any
+) -> tuple[str, bool, bool, str, OutputGrid]:
+    """(noise, clip, clamp, numerics, grid): the options every moment mechanism checks, in this order, after
+    ε, the bounds and its own; the grid of the declared bounds validates extreme bounds up front."""
+    return (
+        check_moment_noise(noise),
+        check_bool("clip", clip),
+        check_bool("clamp", clamp),
+        check_numerics(numerics),
+        OutputGrid.for_bounds(lower, upper),
+    )
 
 
 def check_ddof(ddof: Any) -> int:
@@ -227,11 +242,9 @@ class _OnDeclaredBounds(Mechanism):
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.lower, self.upper = check_bounds(bounds)
-        self.noise = check_moment_noise(noise)
-        self.clip = check_bool("clip", clip)
-        self.clamp = check_bool("clamp", clamp)
-        self.numerics = check_numerics(numerics)
-        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
+        self.noise, self.clip, self.clamp, self.numerics, self.grid = check_moment_options(
+            self.lower, self.upper, noise=noise, clip=clip, clamp=clamp, numerics=numerics
+        )
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
         self.calibration = None
 

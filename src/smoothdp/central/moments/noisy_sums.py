@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from smoothdp.central.moments.clipped import (
     STAIRCASE_SOURCE,
     check_ddof,
-    check_moment_noise,
+    check_moment_options,
     moment_noise,
     round_down,
     round_up,
@@ -41,7 +41,7 @@ from smoothdp.central.moments.clipped import (
 from smoothdp.central.moments.exact_sums import exact_sum_of_squares
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
-from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.exact import OutputGrid, add_noise, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
@@ -104,11 +104,9 @@ class NoisyMoments(Mechanism):
         self.lower, self.upper = check_bounds(bounds)
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
-        self.noise = check_moment_noise(noise)
-        self.clip = check_bool("clip", clip)
-        self.clamp = check_bool("clamp", clamp)
-        self.numerics = check_numerics(numerics)
-        OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
+        self.noise, self.clip, self.clamp, self.numerics, _ = check_moment_options(
+            self.lower, self.upper, noise=noise, clip=clip, clamp=clamp, numerics=numerics
+        )
         width = Fraction(self.upper) - Fraction(self.lower)
         square = width * width / 4
         if not float(square) < 2.0**1000:

@@ -46,7 +46,7 @@ from smoothdp.central.moments.clipped import (
     STAIRCASE_SOURCE,
     Moment,
     check_ddof,
-    check_moment_noise,
+    check_moment_options,
     check_variance_size,
     mean_noise,
     release_mean,
@@ -56,7 +56,7 @@ from smoothdp.central.moments.clipped import (
 )
 from smoothdp.central.moments.range_sweep import RangeFinder, SweepRange
 from smoothdp.central.quantiles import prepare_data
-from smoothdp.exact import OutputGrid, check_numerics, sampler_label
+from smoothdp.exact import sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
@@ -183,11 +183,9 @@ class _OnPrivateRange(Mechanism):
                 f"finder must be a callable (epsilon, bounds, clip) -> RangeFinder; got {finder!r}"
             )
         self.finder = finder or _sweep
-        self.noise = check_moment_noise(noise)
-        self.clip = check_bool("clip", clip)
-        self.clamp = check_bool("clamp", clamp)
-        self.numerics = check_numerics(numerics)
-        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
+        self.noise, self.clip, self.clamp, self.numerics, self.grid = check_moment_options(
+            self.lower, self.upper, noise=noise, clip=clip, clamp=clamp, numerics=numerics
+        )
         self.guarantee = PureDP(self.epsilon, neighbours="substitution")
         self.calibration = None
         finder_source = self.finder(1.0, (0.0, 1.0), True).source

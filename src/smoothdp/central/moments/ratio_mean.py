@@ -36,16 +36,21 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moments.clipped import STAIRCASE_SOURCE, check_moment_noise, moment_noise, round_up
+from smoothdp.central.moments.clipped import (
+    STAIRCASE_SOURCE,
+    check_moment_options,
+    moment_noise,
+    round_up,
+)
 from smoothdp.central.quantiles import ExponentialQuantile, prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
-from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
+from smoothdp.exact import OutputGrid, add_noise, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bool, check_bounds, check_epsilon
+from smoothdp.validation import check_bounds, check_epsilon
 from smoothdp.work import tally_passes
 
 __all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
@@ -126,11 +131,9 @@ class RatioMean(Mechanism):
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.lower, self.upper = check_bounds(bounds)
-        self.noise = check_moment_noise(noise)
-        self.clip = check_bool("clip", clip)
-        self.clamp = check_bool("clamp", clamp)
-        self.numerics = check_numerics(numerics)
-        self.grid = OutputGrid.for_bounds(self.lower, self.upper)  # validates extreme bounds up front
+        self.noise, self.clip, self.clamp, self.numerics, self.grid = check_moment_options(
+            self.lower, self.upper, noise=noise, clip=clip, clamp=clamp, numerics=numerics
+        )
         if not float((Fraction(self.upper) - Fraction(self.lower)) / 2) < 2.0**1000:
             raise ValueError(
                 f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
