@@ -30,6 +30,7 @@ __all__ = [
     "ATOM_CHOICES",
     "LATTICE_TEST_SLACK",
     "add_remove_lattice_test",
+    "atoms_of_choice",
     "capped_calibration",
     "check_atom_choice",
     "check_candidates",
@@ -41,7 +42,6 @@ __all__ = [
     "lattice_test_scale",
     "prepare_data",
     "rank_sensitivity",
-    "require_atoms_for_choice",
     "sample_em_candidates",
     "sample_em_lattice",
     "sample_em_quantile",
@@ -314,13 +314,17 @@ def lattice_test_from_counts(
     }
 
 
-def require_atoms_for_choice(choice: str, atoms: Atoms | None) -> None:
-    """A choice other than ``"auto"`` needs atoms to act on: refused with ``lattice=None`` or candidates."""
+def atoms_of_choice(lattice: LatticeSpec, choice: str, *, candidates: bool = False) -> Atoms | None:
+    """The atoms of ``lattice`` under the public ``atoms=`` choice: None with candidates or ``lattice=None``
+    (a choice other than ``"auto"`` is then refused: there are no masses to choose), 64·σ per point on every
+    level for ``"heavy"``, else the light atoms (the add/remove test, if it runs, starts from them)."""
+    atoms = None if candidates else build_atoms(lattice)
     if choice != "auto" and atoms is None:
         raise ValueError(
             f"atoms={choice!r} chooses the masses of a lattice's atoms, and there are none here "
             "(lattice=None, or public candidates); pass a lattice (e.g. lattice=0.5) or atoms='auto'"
         )
+    return heavy_atoms(lattice) if atoms is not None and choice == "heavy" else atoms
 
 
 #: The public choices of the atoms' masses of the quantile mechanisms (``atoms=``).

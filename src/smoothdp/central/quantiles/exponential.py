@@ -16,10 +16,10 @@ from smoothdp.central.quantiles.atoms import (
     MULTISCALE,
     Atoms,
     LatticeSpec,
-    build_atoms,
     check_lattice,
 )
 from smoothdp.central.quantiles.em_samplers import (
+    atoms_of_choice,
     capped_calibration,
     check_atom_choice,
     check_candidates,
@@ -28,7 +28,6 @@ from smoothdp.central.quantiles.em_samplers import (
     em_quantile_index_weights,
     heavy_atoms,
     rank_sensitivity,
-    require_atoms_for_choice,
     sample_em_candidates,
     sample_em_lattice,
     sample_em_quantile,
@@ -153,10 +152,7 @@ class ExponentialQuantile(Mechanism):
         relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
         #: The public choice of the atoms' masses (``atoms=``).
         self.atom_choice = check_atom_choice(atoms, relation)
-        self.atoms = None if self.candidates is not None else build_atoms(self.lattice)
-        require_atoms_for_choice(self.atom_choice, self.atoms)
-        if self.atoms is not None and self.atom_choice == "heavy":
-            self.atoms = heavy_atoms(self.lattice)
+        self.atoms = atoms_of_choice(self.lattice, self.atom_choice, candidates=self.candidates is not None)
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
         self.numerics = check_numerics(numerics)

@@ -10,13 +10,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, build_atoms, check_lattice
+from smoothdp.central.quantiles.atoms import Atoms, LatticeSpec, check_lattice
 from smoothdp.central.quantiles.em_samplers import (
+    atoms_of_choice,
     capped_calibration,
     check_atom_choice,
     heavy_atoms,
     rank_sensitivity,
-    require_atoms_for_choice,
     sample_em_lattice,
     sample_em_quantile,
     split_target,
@@ -96,10 +96,7 @@ class RecursiveQuantiles(MultiQuantile):
         #: The public choice of the atoms' masses (``atoms=``, as :class:`ExponentialQuantile`).
         self.atom_choice = check_atom_choice(atoms, self.neighbours)
         #: The nodes' atoms (None: the continuum): light, or heavy when ``atoms="heavy"``.
-        self.atoms = build_atoms(self.lattice)
-        require_atoms_for_choice(self.atom_choice, self.atoms)
-        if self.atoms is not None and self.atom_choice == "heavy":
-            self.atoms = heavy_atoms(self.lattice)
+        self.atoms = atoms_of_choice(self.lattice, self.atom_choice)
         if self.runs_test:  # the test, the level, Lemma 10
             self.proof = ADD_REMOVE_ATOMS_PROOF  # type: ignore[misc]
 
