@@ -15,12 +15,19 @@ from smoothdp.central.quantiles.em_samplers import em_lattice_weights, em_quanti
 from smoothdp.central.quantiles.nested import nested_bounds
 from smoothdp.central.quantiles.nested_em import (
     _Base,
-    _base_mass,
     _base_masses,
     _Blocks,
     _EndGeometry,
 )
 from smoothdp.rng import default_rng
+
+
+def _base_mass(lo: float, hi: float, atoms) -> float:
+    """μ([lo, hi]) from one scan of that pair alone: its length plus the atoms' mass in it."""
+    if atoms is None:
+        return hi - lo
+    _, gap_mass, end_mass = atoms.scan(np.array([lo, hi]))
+    return (hi - lo) + float(gap_mass[0]) + float(end_mass[0]) + float(end_mass[1])
 
 
 @pytest.mark.parametrize("seed", range(40))

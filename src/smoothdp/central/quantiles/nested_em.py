@@ -57,21 +57,14 @@ def nested_log_priors(count: int) -> list[float]:
     return [0.0 if k == 0 else -LEAVE_PRIOR - 0.5 * k * math.log(2.0) for k in range(count)]
 
 
-def _base_mass(lo: float, hi: float, atoms: Atoms | None) -> float:
-    """μ(B) = its length plus the atoms' mass in it (float; relative error ≤ (mass_ulps + 2)·u)."""
-    if atoms is None:
-        return hi - lo
-    _, gap_mass, end_mass = atoms.scan(np.array([lo, hi]))
-    return (hi - lo) + float(gap_mass[0]) + float(end_mass[0]) + float(end_mass[1])
-
-
 #: μ(B_k) of every candidate, by (candidates, atoms' label and masses): public, computed once per family.
 _MASS_CACHE: dict[tuple[Any, ...], list[float]] = {}
 
 
 def _base_masses(candidates: list[tuple[float, float]], atoms: Atoms | None) -> list[float]:
-    """:func:`_base_mass` of every candidate, with one scan of the atoms over the pairs side by side (the
-    same floats as one scan per pair: the scan is elementwise); cached, being public."""
+    """μ(B_k) of every candidate: its length plus the atoms' mass in it (float; relative error ≤
+    (mass_ulps + 2)·u), with one scan of the atoms over the pairs side by side (the same floats as one scan
+    per pair: the scan is elementwise); cached, being public."""
     if atoms is None:
         return [hi - lo for lo, hi in candidates]
     key = (tuple(candidates), atoms.label, tuple(atoms.masses))
