@@ -317,8 +317,8 @@ def _statistics(
 def _lattice_choices(
     parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
 ) -> dict[int, LatticeChoice]:
-    """The pooled lattice choice of every grouped quantile statistic (one pass of counts on the workers,
-    the draws on the driver, in plan order), as the in-memory path makes it."""
+    """The pooled lattice choice of every grouped quantile statistic (one pass of counts per column on the
+    workers, the draws on the driver, in plan order), as the in-memory path makes it."""
     import dask
 
     budget = query.budget
@@ -329,15 +329,18 @@ def _lattice_choices(
     ]
     if not wanted:
         return {}
-    pending = []
-    for _, stat, _ in wanted:
-        assert stat.column is not None
-        bounds = query.bounds[stat.column]
-        pending.append([dask.delayed(_lattice_counts_partition)(p, stat.column, bounds) for p in parts])
-    computed = dask.compute(*pending)
+    columns = sorted({str(stat.column) for _, stat, _ in wanted})  # one pass of counts per column
+    pending = [
+        [dask.delayed(_lattice_counts_partition)(p, column, query.bounds[column]) for p in parts]
+        for column in columns
+    ]
+    totals = {
+        column: np.sum(np.vstack(counts), axis=0)
+        for column, counts in zip(columns, dask.compute(*pending), strict=True)
+    }
     choices = {}
-    for (i, _, eps), counts in zip(wanted, computed, strict=True):
-        total = np.sum(np.vstack(counts), axis=0)
+    for i, stat, eps in wanted:
+        total = totals[str(stat.column)]
         choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=budget.per_group(eps), rng=rng)
     return choices
 

@@ -24,7 +24,6 @@ from smoothdp.tables.frames import Frame, frame_kind, read_frame
 from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
 from smoothdp.tables.lattice_choice import (
     choose_lattice,
-    prepared_counts,
     public_description,
     runs_lattice_choice,
 )
@@ -271,8 +270,8 @@ def run_statistics(
         eps_group = budget.per_group(eps)
         choice = None
         if runs_lattice_choice(stat.name, budget.call_neighbours):  # once for every group (pooled)
-            counts = prepared_counts(column.values)
-            choice = choose_lattice(counts, column.values.size, epsilon_group=eps_group, rng=rng)
+            counts, n = column.lattice_counts, column.values.size
+            choice = choose_lattice(counts, n, epsilon_group=eps_group, rng=rng)
             eps_group = choice.epsilon_main
         result = run_per_group(
             stat,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 from smoothdp.release import Release
 from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
+from smoothdp.tables.lattice_choice import prepared_counts
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.validation import prepare_records
 
@@ -68,6 +70,12 @@ class GroupedColumn:
         self.starts = np.concatenate(([0], np.cumsum(counts)))
         for g in range(n_groups):  # each group's slice sorted in place (C sorts; no copy)
             self.values[self.starts[g] : self.starts[g + 1]].sort()
+
+    @cached_property
+    def lattice_counts(self) -> NDArray[np.int64]:
+        """The pooled lattice pre-stage's counts of the whole column, computed once for every quantile
+        statistic of the column (:func:`~smoothdp.tables.lattice_choice.prepared_counts`)."""
+        return prepared_counts(self.values)
 
     def records(self, g: int) -> SortedRecords:
         rec = SortedRecords(self.values[self.starts[g] : self.starts[g + 1]])
