@@ -29,7 +29,6 @@ from smoothdp.validation import prepare_records
 __all__ = [
     "ATOM_CHOICES",
     "LATTICE_TEST_SLACK",
-    "add_remove_lattice_test",
     "atoms_of_choice",
     "capped_calibration",
     "check_atom_choice",
@@ -279,28 +278,14 @@ def lattice_test_scale(epsilon_test: float) -> float:
     return math.nextafter(1.0 / epsilon_test, math.inf)
 
 
-def add_remove_lattice_test(
-    sorted_x: NDArray[np.float64],
-    atoms: Atoms,
-    epsilon_test: float,
-    rng: np.random.Generator,
-    *,
-    numerics: str,
-) -> dict[str, Any]:
-    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-without-n): with N
-    the records that are atoms (points of any level), the integer S = 2N − n = N − (n − N) moves by exactly 1
-    when a record is added or removed; S + Z, Z exact discrete Laplace of scale t = fl(1/ε_t) rounded up, is
-    ε_t-DP. Heavy atoms (every level's) iff S + Z ≥ 3t. Returns the report (a private output, covered by the
-    guarantee)."""
-    n = sorted_x.size
-    on = int(np.count_nonzero(atoms.contains(sorted_x))) if n else 0
-    return lattice_test_from_counts(on, n, epsilon_test, rng, numerics=numerics)
-
-
 def lattice_test_from_counts(
     on: int, n: int, epsilon_test: float, rng: np.random.Generator, *, numerics: str
 ) -> dict[str, Any]:
-    """:func:`add_remove_lattice_test` from its two counts: N = ``on`` records that are atoms of n."""
+    """The lattice test under add/remove (docs/theory/quantiles.md#the-lattice-test-without-n) from its two
+    counts, N = ``on`` records that are atoms (points of any level) of n: the integer S = 2N − n = N − (n − N)
+    moves by exactly 1 when a record is added or removed; S + Z, Z exact discrete Laplace of scale
+    t = fl(1/ε_t) rounded up, is ε_t-DP. Heavy atoms iff S + Z ≥ 3t. Returns the report (a private output,
+    covered by the guarantee)."""
     from smoothdp.noise import DiscreteLaplace
 
     scale = lattice_test_scale(epsilon_test)

@@ -1,7 +1,7 @@
 """The heavy atoms of the add/remove quantiles: the lattice test, then a private choice of ONE heavy level
 (docs/theory/quantiles.md#the-heavy-level-without-n).
 
-After the lattice test (:func:`~smoothdp.central.quantiles.em_samplers.add_remove_lattice_test`) says
+After the lattice test (:func:`~smoothdp.central.quantiles.em_samplers.lattice_test_from_counts`) says
 "heavy", the candidates are "every level heavy" and, for each level ℓ of the lattice in coarse-to-fine order,
 "heavy on ℓ" (every other level light). With N the records that are atoms (points of any level), N_ℓ those
 that are points of level ℓ and D_ℓ those that are points of ℓ and of a coarser level, the scores are
