@@ -46,8 +46,12 @@ def main(directory: str) -> None:
     from tmlt.analytics import AddOneRow, KeySet, PureDPBudget, QueryBuilder, Session
 
     spark = (
-        SparkSession.builder.config("spark.ui.enabled", "false")
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        # a few thousand rows per query: Spark's default of 200 shuffle partitions costs seconds per query
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -453,5 +454,56 @@ def test_the_power_of_two_floor_shortcut_is_the_corrected_floor(denom):
     tenth = Level(1, 10)
     assert not tenth.power_of_two_at_most_one
     corrected = tenth.floor(values)
-    tenth.power_of_two_at_most_one = True
-    assert not np.array_equal(corrected, tenth.floor(values))
+    # the uncorrected guess ⌊v/fl(σ)⌋, which a shortcut taken for σ = 1/10 would return, is wrong somewhere
+    assert not np.array_equal(corrected, np.floor(np.clip(values, -tenth.edge, tenth.edge) / tenth.spacing))
+
+
+def _exact_floor(level, e):
+    """max{k : fl(k·P/Q) ≤ e} by exact rationals (Fraction → float rounds correctly)."""
+    import math
+    from fractions import Fraction
+
+    k = math.floor(Fraction(e) * level.denom / level.numer)
+    while float(Fraction(k * level.numer, level.denom)) > e:
+        k -= 1
+    while float(Fraction((k + 1) * level.numer, level.denom)) <= e:
+        k += 1
+    return k
+
+
+@pytest.mark.parametrize(
+    ("numer", "denom"), [(1, 1), (1, 32), (1, 10), (1, 10000), (3, 1), (5, 2), (7, 1000)]
+)
+def test_level_scan_counts_within_and_beyond_the_reach_against_exact_rationals(numer, denom):
+    """Level.scan's open counts and membership, on sorted edges inside ±p(K) (the unclipped fast path)
+    and reaching beyond it (clipped), against counts of k ∈ [−K, K] by exact rationals."""
+    from smoothdp.central.quantiles.atoms import Level
+
+    level = Level(numer, denom)
+    big = float(level.top)
+    gen = np.random.default_rng(numer * 100003 + denom)
+    inside = np.concatenate(
+        [
+            gen.uniform(-30, 30, 40) * level.spacing,
+            np.round(gen.uniform(-30, 30, 20)) * level.spacing,
+            level.point(np.round(gen.uniform(-30, 30, 20))),
+            [big, -big, np.nextafter(big, 0.0), 0.0],
+        ]
+    )
+    beyond = np.concatenate([inside, [level.edge, -level.edge, 2 * big, -2 * big, 1e308, -1e308]])
+    for edges in (np.sort(inside), np.sort(beyond)):
+        counts, on = level.scan(edges)
+        reach = level.reach
+        clipped = [min(max(float(e), -level.edge), level.edge) for e in edges]  # F is defined up to p(K + 1)
+        floors = [_exact_floor(level, e) for e in clipped]
+        expected_on = [
+            -reach <= k <= reach and float(Fraction(k * numer, denom)) == float(e)
+            for k, e in zip(floors, edges, strict=True)
+        ]
+        expected_counts = []
+        for j in range(edges.size - 1):
+            last = floors[j + 1] - (float(Fraction(floors[j + 1] * numer, denom)) == clipped[j + 1])
+            first = floors[j] + 1
+            expected_counts.append(max(0, min(last, reach) - max(first, -reach) + 1))
+        assert on.tolist() == expected_on
+        assert counts.tolist() == expected_counts

@@ -55,7 +55,7 @@ from smoothdp.work import tally_passes
 
 __all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
 
-#: Shares of ε: the count, the range (two quantiles, half each); the sum gets the rest.
+#: Shares of ε: the count, the range (one quantile of the log-magnitudes); the sum gets the rest.
 COUNT_SHARE = 0.3
 RANGE_SHARE = 0.1
 #: The coverage of the range: the rank RANK_DISTANCE/ε_q from the top.
@@ -68,7 +68,7 @@ PAD_OCTAVES = 2
 
 
 def split_budget(epsilon: float) -> tuple[float, float, float]:
-    """(ε_N, ε_q, ε_S): the count's, each range quantile's and the sum's ε with ε_N + 2ε_q + ε_S ≤ ε
+    """(ε_N, ε_q, ε_S): the count's, the range quantile's and the sum's ε with ε_N + ε_q + ε_S ≤ ε
     exactly (ε_S stepped down if the float roundings overshoot)."""
     eps_n, eps_q = COUNT_SHARE * epsilon, RANGE_SHARE * epsilon
     eps_s = epsilon - eps_n - eps_q

@@ -108,6 +108,8 @@ class Level:
         self.power_of_two_at_most_one = (
             self.exact and self.numer & (self.numer - 1) == 0 and self.numer <= self.denom
         )
+        #: 1/σ = 2^j, exact, when σ = 2^-j ≤ 1.
+        self._inverse_spacing = self._q / self._p if self.power_of_two_at_most_one else math.nan
         self.edge = float(self.point(np.array(float(self.reach + 1))))  # p(K + 1)
 
         self.top = float(self.point(np.array(float(self.reach))))  # p(K)
@@ -122,18 +124,31 @@ class Level:
         """F(v) = max{k : p(k) ≤ v} for v clipped into [−p(K + 1), p(K + 1)] (integer-valued floats):
         the float guess ⌊v/σ⌋ corrected by exact comparisons with the points."""
         w = np.clip(np.asarray(v, dtype=np.float64), -self.edge, self.edge)
-        k = np.floor(w / self.spacing)
+        return self._floor_and_on(w)[0]
+
+    def _floor_and_on(self, w: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """F(w) and whether w = p(F(w)), for w in [−p(K + 1), p(K + 1)].
+
+        σ = 2^-j ≤ 1: w/σ = w·2^j is exact (|w| ≤ p(K + 1) ≤ 2^52·σ: no overflow, and scaling up cannot
+        underflow) and p(k) = k·σ exactly, so ⌊w/σ⌋ is F(w) and w is a point iff w/σ is an integer.
+        Otherwise the guess k = ⌊w/fl(σ)⌋ is within 2 of F(w) (class docstring); it is F(w) exactly when
+        p(k) ≤ w < p(k + 1), which is checked for every value (points increase with k); only when some
+        guess fails are the guesses corrected step by step."""
         if self.power_of_two_at_most_one:
-            # σ = 2^-j ≤ 1: w/σ = w·2^j is exact (|w| ≤ p(K + 1) ≤ 2^52·σ: no overflow, and scaling up
-            # cannot underflow), and p(k) = k·σ exactly, so ⌊w/σ⌋ is F(v) itself.
-            return k
-        for _ in range(2):  # the guess is within 2 of F(v) (class docstring)
-            k = np.where(self.point(k) > w, k - 1.0, k)
-        for _ in range(2):
-            k = np.where(self.point(k + 1.0) <= w, k + 1.0, k)
-        if not bool(np.all((self.point(k) <= w) & (self.point(k + 1.0) > w))):
-            raise RuntimeError("internal error: the lattice floor did not converge")
-        return k
+            scaled = w * self._inverse_spacing
+            k = np.floor(scaled)
+            return k, k == scaled
+        k = np.floor(w / self.spacing)
+        at_k = self.point(k)
+        if bool(np.any((at_k > w) | (self.point(k + 1.0) <= w))):
+            for _ in range(2):
+                k = np.where(self.point(k) > w, k - 1.0, k)
+            for _ in range(2):
+                k = np.where(self.point(k + 1.0) <= w, k + 1.0, k)
+            at_k = self.point(k)
+            if not bool(np.all((at_k <= w) & (self.point(k + 1.0) > w))):
+                raise RuntimeError("internal error: the lattice floor did not converge")
+        return k, at_k == w
 
     def first_above(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """The smallest k ≥ −K with p(k) > v."""
@@ -144,13 +159,26 @@ class Level:
         """For sorted ``edges``: #Λ ∩ (e_j, e_{j+1}) for each consecutive pair (exact integer-valued floats
         ≤ 2K + 1 < 2^53), and whether each edge is a point of Λ. One exact floor per edge."""
         edges = np.asarray(edges, dtype=np.float64)
-        k = self.floor(edges)
-        on = self.point(k) == edges  # false beyond p(K + 1), where the edges were clipped
+        if edges.size and -self.top <= edges.min() and edges.max() <= self.top:
+            return self.scan_within(edges)
+        w = np.clip(edges, -self.edge, self.edge)
+        k, on = self._floor_and_on(w)
+        on &= w == edges  # false beyond p(K + 1), where the edges were clipped
         last = np.minimum(np.where(on, k - 1.0, k), float(self.reach))  # largest k′ ≤ K with p(k′) < e
         first = np.maximum(k + 1.0, -float(self.reach))  # smallest k′ ≥ −K with p(k′) > e
         counts: NDArray[np.float64] = np.maximum(0.0, last[1:] - first[:-1] + 1.0)
         inside: NDArray[np.bool_] = on & (np.abs(k) <= float(self.reach))
         return counts, inside
+
+    def scan_within(self, edges: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """:meth:`scan` for sorted edges all in [−p(K), p(K)] (the caller checks): then every floor k lies
+        in [−K, K], the count of points in (e_j, e_{j+1}) is F(e_{j+1}) − [e_{j+1} ∈ Λ] − F(e_j) (0 for
+        a tie, e_j = e_{j+1}), and no edge needs clipping."""
+        k, on = self._floor_and_on(edges)
+        counts: NDArray[np.float64] = np.diff(k)
+        counts -= on[1:]
+        np.maximum(counts, 0.0, out=counts)
+        return counts, on
 
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Whether each value is a point p(k), |k| ≤ K: with k = rint(v/fl(σ)), v = p(k) and |k| ≤ K.
@@ -284,10 +312,12 @@ class Atoms:
         counts = np.empty((len(self.levels), max(edges.size - 1, 0)))
         gap_mass = np.zeros(max(edges.size - 1, 0))
         knot_mass = np.zeros(edges.size)
+        low, high = (float(edges.min()), float(edges.max())) if edges.size else (0.0, 0.0)
         for i, (level, c) in enumerate(zip(self.levels, self.masses, strict=True)):
-            counts[i], on = level.scan(edges)
+            within = -level.top <= low and high <= level.top
+            counts[i], on = level.scan_within(edges) if within else level.scan(edges)
             gap_mass += c * counts[i]
-            knot_mass += np.where(on, c, 0.0)
+            knot_mass += c * on
         return counts, gap_mass, knot_mass
 
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:

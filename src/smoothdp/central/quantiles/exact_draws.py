@@ -69,6 +69,10 @@ def dyadic_parts(logw: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[
     """Ŵ = f·2^k with f in [1, 2): the float weights the sampler draws from exactly (f = 0 for −inf)."""
     t = logw / math.log(2.0)
     live = np.isfinite(t)
+    if live.all():  # the common case: no −inf weight, no masking needed
+        k = np.floor(t)
+        f = np.exp2(t - k)  # t − ⌊t⌋ is exact
+        return k.astype(np.int64), f
     k = np.where(live, np.floor(np.where(live, t, 0.0)), 0.0)
     f = np.where(live, np.exp2(np.where(live, t, 0.0) - k), 0.0)  # t − ⌊t⌋ is exact
     return k.astype(np.int64), f
@@ -86,23 +90,31 @@ def exact_categorical(logw: ArrayLike, rng: np.random.Generator) -> int:
     live = f > 0.0
     if not live.any():
         raise ValueError("exact_categorical needs at least one positive weight")
-    top = int(k[live].max())
+    everywhere = bool(live.all())
+    top = int(k.max() if everywhere else k[live].max())
     rel = k - top
-    head = live & (rel >= -_HEAD)
-    v = np.where(head, np.ldexp(f, np.maximum(rel, -_HEAD).astype(np.int64)), 0.0)
+    head = rel >= -_HEAD
+    if everywhere and head.all():  # every weight within 2^-960 of the largest: no tail, no masking
+        v = np.ldexp(f, rel)
+    else:
+        head &= live
+        v = np.where(head, np.ldexp(f, np.maximum(rel, -_HEAD).astype(np.int64)), 0.0)
     c = np.cumsum(v)
     m = c.size
     if (m + 2) * UNIT_ROUNDOFF < 1e-3:  # the certified bound below needs m·u small
-        err = 2.0 * (np.arange(m) + 2.0) * UNIT_ROUNDOFF * c
+
+        def err(j: int) -> float:  # the bound 2(j + 2)u·Ĉ_j on the float prefix sum Ĉ_j
+            return 2.0 * (j + 2.0) * UNIT_ROUNDOFF * float(c[j])
+
         n_tail = int(np.count_nonzero(live & ~head))
         tail_bound = n_tail * 2.0**-_HEAD
         a = _uniform_bits(rng)
-        total_lo = (c[-1] - err[-1]) * (1.0 - 4 * UNIT_ROUNDOFF)
-        total_hi = (c[-1] + err[-1] + tail_bound) * (1.0 + 4 * UNIT_ROUNDOFF)
+        total_lo = (c[-1] - err(m - 1)) * (1.0 - 4 * UNIT_ROUNDOFF)
+        total_hi = (c[-1] + err(m - 1) + tail_bound) * (1.0 + 4 * UNIT_ROUNDOFF)
         x_lo = a * 2.0**-64 * total_lo * (1.0 - 4 * UNIT_ROUNDOFF)
         x_hi = (a + 1) * 2.0**-64 * total_hi * (1.0 + 4 * UNIT_ROUNDOFF)
         j = int(np.searchsorted(c, x_lo, side="right"))
-        if j < m and x_hi < c[j] - err[j] and (j == 0 or c[j - 1] + err[j - 1] <= x_lo):
+        if j < m and x_hi < c[j] - err(j) and (j == 0 or c[j - 1] + err(j - 1) <= x_lo):
             return j
         return _exact_fallback(k, f, head, live, top, rng, first_bits=a)
     return _exact_fallback(k, f, head, live, top, rng, first_bits=_uniform_bits(rng))

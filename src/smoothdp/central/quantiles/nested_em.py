@@ -109,7 +109,30 @@ def nested_capped_calibration(
 ) -> tuple[float, float, float]:
     """(coef, cap, η′) under add/remove: :func:`~smoothdp.central.quantiles.em_samplers.capped_calibration`
     at ε − 4δ, with δ the rounding of the priors and masses (:func:`nested_weight_margin` beyond η) and
-    η′ = η + δ, so that 2Δ·coef + 4η′ ≤ ε. Public inputs only."""
+    η′ = η + δ, so that 2Δ·coef + 4η′ ≤ ε. Public inputs only (cached: every group of a table asks the
+    same)."""
+    key = (
+        epsilon,
+        sensitivity,
+        tuple(candidates),
+        None if atoms is None else (atoms.label, tuple(atoms.masses)),
+    )
+    if key not in _CALIBRATION_CACHE:
+        if len(_CALIBRATION_CACHE) > 256:
+            _CALIBRATION_CACHE.clear()
+        _CALIBRATION_CACHE[key] = _nested_capped_calibration(
+            epsilon=epsilon, sensitivity=sensitivity, candidates=candidates, atoms=atoms
+        )
+    return _CALIBRATION_CACHE[key]
+
+
+#: nested_capped_calibration's results by its public inputs.
+_CALIBRATION_CACHE: dict[tuple[Any, ...], tuple[float, float, float]] = {}
+
+
+def _nested_capped_calibration(
+    *, epsilon: float, sensitivity: float, candidates: list[tuple[float, float]], atoms: Atoms | None
+) -> tuple[float, float, float]:
     width = nested_width(candidates, atoms)
     first = capped_calibration(epsilon=epsilon, sensitivity=sensitivity, width=width)
     nominal = epsilon / (2.0 * sensitivity)
