@@ -159,7 +159,7 @@ class Level:
         """For sorted ``edges``: #Λ ∩ (e_j, e_{j+1}) for each consecutive pair (exact integer-valued floats
         ≤ 2K + 1 < 2^53), and whether each edge is a point of Λ. One exact floor per edge."""
         edges = np.asarray(edges, dtype=np.float64)
-        if edges.size and -self.top <= edges.min() and edges.max() <= self.top:
+        if edges.size and self.reaches(float(edges.min()), float(edges.max())):
             return self.scan_within(edges)
         w = np.clip(edges, -self.edge, self.edge)
         k, on = self._floor_and_on(w)
@@ -170,10 +170,14 @@ class Level:
         inside: NDArray[np.bool_] = on & (np.abs(k) <= float(self.reach))
         return counts, inside
 
+    def reaches(self, low: float, high: float) -> bool:
+        """Whether [low, high] lies in [−p(K), p(K)] (then :meth:`scan_within` applies to edges in it)."""
+        return -self.top <= low and high <= self.top
+
     def scan_within(self, edges: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """:meth:`scan` for sorted edges all in [−p(K), p(K)] (the caller checks): then every floor k lies
-        in [−K, K], the count of points in (e_j, e_{j+1}) is F(e_{j+1}) − [e_{j+1} ∈ Λ] − F(e_j) (0 for
-        a tie, e_j = e_{j+1}), and no edge needs clipping."""
+        """:meth:`scan` for sorted edges all in [−p(K), p(K)] (the caller checks, :meth:`reaches`): then
+        every floor k lies in [−K, K], the count of points in (e_j, e_{j+1}) is F(e_{j+1}) − [e_{j+1} ∈ Λ]
+        − F(e_j) (0 for a tie, e_j = e_{j+1}), and no edge needs clipping."""
         k, on = self._floor_and_on(edges)
         counts: NDArray[np.float64] = np.diff(k)
         counts -= on[1:]
@@ -314,8 +318,7 @@ class Atoms:
         knot_mass = np.zeros(edges.size)
         low, high = (float(edges.min()), float(edges.max())) if edges.size else (0.0, 0.0)
         for i, (level, c) in enumerate(zip(self.levels, self.masses, strict=True)):
-            within = -level.top <= low and high <= level.top
-            counts[i], on = level.scan_within(edges) if within else level.scan(edges)
+            counts[i], on = level.scan_within(edges) if level.reaches(low, high) else level.scan(edges)
             gap_mass += c * counts[i]
             knot_mass += c * on
         return counts, gap_mass, knot_mass

@@ -24,6 +24,7 @@ ln π_k − ln μ(B_k) (:func:`nested_weight_margin`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -57,8 +58,23 @@ def nested_log_priors(count: int) -> list[float]:
     return [0.0 if k == 0 else -LEAVE_PRIOR - 0.5 * k * math.log(2.0) for k in range(count)]
 
 
-#: μ(B_k) of every candidate, by (candidates, atoms' label and masses): public, computed once per family.
-_MASS_CACHE: dict[tuple[Any, ...], list[float]] = {}
+#: Results computed from public inputs only (the candidate family, the atoms, ε), by those inputs: every
+#: group of a table asks the same. Cleared when large (a long-running process with many parameters).
+_PUBLIC_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+def _family_key(candidates: list[tuple[float, float]], atoms: Atoms | None) -> tuple[Any, ...]:
+    """A hashable key of a candidate family and its atoms (their ``lattice=`` label and masses)."""
+    return (tuple(candidates), None if atoms is None else (atoms.label, tuple(atoms.masses)))
+
+
+def _public_cached(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per key (public inputs only, so the cache reveals nothing about the data)."""
+    if key not in _PUBLIC_CACHE:
+        if len(_PUBLIC_CACHE) > 512:
+            _PUBLIC_CACHE.clear()
+        _PUBLIC_CACHE[key] = compute()
+    return _PUBLIC_CACHE[key]
 
 
 def _base_masses(candidates: list[tuple[float, float]], atoms: Atoms | None) -> list[float]:
@@ -67,17 +83,16 @@ def _base_masses(candidates: list[tuple[float, float]], atoms: Atoms | None) -> 
     per pair: the scan is elementwise); cached, being public."""
     if atoms is None:
         return [hi - lo for lo, hi in candidates]
-    key = (tuple(candidates), atoms.label, tuple(atoms.masses))
-    if key not in _MASS_CACHE:
+
+    def compute() -> list[float]:
         edges = np.array([v for pair in candidates for v in pair])
         _, gap_mass, knot_mass = atoms.scan(edges)
-        if len(_MASS_CACHE) > 256:
-            _MASS_CACHE.clear()
-        _MASS_CACHE[key] = [
+        return [
             (hi - lo) + float(gap_mass[2 * k]) + float(knot_mass[2 * k]) + float(knot_mass[2 * k + 1])
             for k, (lo, hi) in enumerate(candidates)
         ]
-    return list(_MASS_CACHE[key])
+
+    return list(_public_cached(("masses", *_family_key(candidates, atoms)), compute))
 
 
 def nested_weight_margin(
@@ -111,23 +126,14 @@ def nested_capped_calibration(
     at ε − 4δ, with δ the rounding of the priors and masses (:func:`nested_weight_margin` beyond η) and
     η′ = η + δ, so that 2Δ·coef + 4η′ ≤ ε. Public inputs only (cached: every group of a table asks the
     same)."""
-    key = (
-        epsilon,
-        sensitivity,
-        tuple(candidates),
-        None if atoms is None else (atoms.label, tuple(atoms.masses)),
-    )
-    if key not in _CALIBRATION_CACHE:
-        if len(_CALIBRATION_CACHE) > 256:
-            _CALIBRATION_CACHE.clear()
-        _CALIBRATION_CACHE[key] = _nested_capped_calibration(
+    key = ("calibration", epsilon, sensitivity, *_family_key(candidates, atoms))
+    calibration: tuple[float, float, float] = _public_cached(
+        key,
+        lambda: _nested_capped_calibration(
             epsilon=epsilon, sensitivity=sensitivity, candidates=candidates, atoms=atoms
-        )
-    return _CALIBRATION_CACHE[key]
-
-
-#: nested_capped_calibration's results by its public inputs.
-_CALIBRATION_CACHE: dict[tuple[Any, ...], tuple[float, float, float]] = {}
+        ),
+    )
+    return calibration
 
 
 def _nested_capped_calibration(
