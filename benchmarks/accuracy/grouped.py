@@ -459,7 +459,7 @@ def main() -> None:
     parser.add_argument(
         "--extra",
         default="",
-        help="with --report: cells of another run (<extra>.json) replace the same cells",
+        help="with --report: cells of other runs (comma-separated stems <extra>.json) replace the same cells",
     )
     args = parser.parse_args()
     specs = cell_specs(
@@ -473,9 +473,9 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     if args.tumult or args.report:
         cells = json.loads((RESULTS / f"{args.stem}.json").read_text())["cells"]
-        if args.extra:  # e.g. the count cells rerun with more trials (their errors differ by sampling only)
+        for stem in filter(None, args.extra.split(",")):  # e.g. cells rerun with more trials
             extra = {cell_id(c["data"], c["statistic"], c["epsilon"]): c
-                     for c in json.loads((RESULTS / f"{args.extra}.json").read_text())["cells"]}  # fmt: skip
+                     for c in json.loads((RESULTS / f"{stem}.json").read_text())["cells"]}  # fmt: skip
             cells = [extra.get(cell_id(c["data"], c["statistic"], c["epsilon"]), c) for c in cells]
         merged = json.loads(Path(args.tumult).read_text()) if args.tumult else []
         tumult = {e["id"]: e for e in merged}
