@@ -37,6 +37,48 @@ def test_quantiles_keep_the_order_asked_and_duplicates(method):
     assert r.guarantee.epsilon == 4.0 and r.neighbours == "substitution"
 
 
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0])
+@pytest.mark.parametrize("qs", [[0.5], [0.1, 0.1]])
+def test_one_distinct_quantile_is_the_single_quantile_default(epsilon, qs):
+    # quantiles() with one distinct quantile must release what quantile() releases: the same mechanism
+    # (exponential on the lattice below ε = 1.5, smooth sensitivity above) at the whole ε, the same draw.
+    tied = np.round(np.random.default_rng(3).normal(15.0, 8.0, 400), 1)
+    for x, bounds in [(X, (-100.0, 100.0)), (tied, (-50.0, 60.0))]:
+        one = smoothdp.quantile(x, qs[0], epsilon=epsilon, bounds=bounds, rng=11)
+        many = smoothdp.quantiles(x, qs, epsilon=epsilon, bounds=bounds, rng=11)
+        assert np.all(np.asarray(many.value) == float(one.value))
+        assert many.details["method"] == one.details["method"]
+
+
+def test_one_quantile_of_tied_data_is_released_exactly():
+    # 200 copies of 62.5 at ε = 1: the single-quantile default puts the lattice atom 62.5 first; the recursive
+    # algorithm without a lattice (what quantiles([0.5]) used to run) draws uniformly over the bounds.
+    x = np.full(200, 62.5)
+    gen = default_rng(5)
+    values = [
+        float(smoothdp.quantiles(x, [0.5], epsilon=1.0, bounds=(0, 125), rng=gen).value[0]) for _ in range(40)
+    ]
+    assert np.mean(np.asarray(values) == 62.5) >= 0.9
+
+
+def test_quantiles_honour_the_lattice_asked_for():
+    x = np.full(200, 62.5)
+    exact = smoothdp.quantiles(
+        x, [0.5, 0.5], epsilon=1.0, bounds=(0, 125), method="exponential", lattice=0.5, atoms="heavy", rng=4
+    )
+    assert np.all(np.asarray(exact.value) == 62.5)
+    gen = default_rng(6)
+    continuum = [
+        np.asarray(
+            smoothdp.quantiles(
+                x, [0.5], epsilon=1.0, bounds=(0, 125), method="exponential", lattice=None, rng=gen
+            ).value
+        )[0]
+        for _ in range(20)
+    ]
+    assert np.mean(np.asarray(continuum) == 62.5) < 0.5  # no atom: a tie has no mass of its own
+
+
 def test_clamp_keeps_default_releases_in_bounds_and_clamp_false_does_not_force_it():
     x = np.random.default_rng(3).normal(1.2, 1.0, 5)
     outs = [

@@ -206,16 +206,17 @@ def quantiles(
     """Several private quantiles under one budget ε: one Release whose value is an array in the order of
     ``qs`` (any order, duplicates allowed). Pure ε-DP under substitution.
 
-    ``method``: ``"auto"`` (JointExp when its certified float margin is small, else the recursive
-    algorithm; when ε·n < 72·m, with m the number of distinct quantiles, JointExp over nested bounds: the
-    declared bounds or one of their halvings is drawn together with the outputs, by the same exponential
-    mechanism and the same ε, :class:`~smoothdp.central.quantiles.nested.NestedJointQuantiles`;
+    ``method``: ``"auto"`` (one distinct quantile: the default of :func:`quantile`, the same release at the
+    whole ε; several: JointExp when its certified float margin is small, else the recursive algorithm;
+    when ε·n < 72·m, with m the number of distinct quantiles, JointExp over nested bounds: the declared
+    bounds or one of their halvings is drawn together with the outputs, by the same exponential mechanism
+    and the same ε, :class:`~smoothdp.central.quantiles.nested.NestedJointQuantiles`;
     ``details["bounds_used"]`` reports them), ``"joint_exp"`` (Gillenwater, Joseph &
     Kulesza, ICML 2021; docs/theory/quantiles.md#jointexp), ``"recursive"`` (Kaplan, Schnapp & Stemmer,
     ICML 2022; docs/theory/quantiles.md#recursive-quantiles), ``"exponential"`` or
     ``"smooth_sensitivity"`` (one release per distinct quantile with ε/m each, basic composition).
-    ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): JointExp's public
-    atoms, on which tied values can be released exactly
+    ``lattice`` (default ``"multiscale"``, as :func:`median`; ``None``: the continuum): the public atoms of
+    JointExp and of ``"exponential"``, on which tied values can be released exactly
     (docs/theory/quantiles.md#jointexp-on-a-public-lattice). ``atoms`` (``"auto"``, ``"test"``, ``"light"``,
     ``"heavy"``): the atoms' masses, a public choice as in :func:`median` (JointExp: ``"auto"`` runs its
     private selection only where it is confident). Other arguments as :func:`median`.
@@ -263,11 +264,11 @@ def quantiles(
                 if nested.admissible(n):
                     return nested
         if chosen == "auto":
+            # One distinct quantile is the single-quantile default (exponential mechanism on the lattice or
+            # smooth sensitivity, at the whole ε), as quantile(x, q) releases it.
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
             )
-            if chosen not in ("joint_exp", "recursive"):
-                chosen = "recursive"
         if chosen == "joint_exp":
             return joint
         if chosen == "recursive":
@@ -527,8 +528,6 @@ class _Separate(Mechanism):
         self.parts: list[Mechanism] = []
         for q in unique:
             if method == "exponential":
-                # Substitution keeps ExponentialQuantile's default atoms; add/remove takes the lattice
-                # asked for.
                 self.parts.append(
                     ExponentialQuantile(
                         float(q),
@@ -538,7 +537,7 @@ class _Separate(Mechanism):
                         clamp=clamp,
                         numerics=numerics,
                         neighbours=neighbours,
-                        lattice=lattice if neighbours == "add_remove" else MULTISCALE,
+                        lattice=lattice,
                         atoms=atoms,
                         halvings=DEFAULT_HALVINGS if neighbours == "add_remove" else 0,
                     )
