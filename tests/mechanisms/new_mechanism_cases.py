@@ -157,18 +157,58 @@ def _mu(u: float, v: float, s: float) -> mp.mpf:
         return big_g(v) - big_g(u)
 
 
-INTEGER_MASS, INTEGER_REACH = 2.0**-14, 2**20  # the documented atoms at the non-zero integers |k| ≤ 2^20
+# The documented atoms: the multi-scale lattice (multiples of 1/32, decimals with ≤ 4 places), level σ = P/Q
+# with points fl(k·P/Q), mass 2^-14·fl(σ) each, at the points with 0 < |p| ≤ 2^20 (0 has its own atom).
+LATTICE_LEVELS = ((1, 1), (1, 2), (1, 4), (1, 8), (1, 16), (1, 32), (1, 10), (1, 100), (1, 1000), (1, 10000))
+LATTICE_REACH = 2**20
 
 
-def _integers_between(u: float, v: float) -> int:
-    """#{k ∈ ℤ : u < k < v, 1 ≤ |k| ≤ 2^20}, by enumeration of the few candidates at the ends."""
-    lo, hi = max(math.floor(u) + 1, -INTEGER_REACH), min(math.ceil(v) - 1, INTEGER_REACH)
-    return max(0, hi - lo + 1) - (1 if lo <= 0 <= hi else 0)
+def _level_mass(p: int, q: int) -> Fraction:
+    return Fraction(2.0**-14 * (p / q))
+
+
+def _level_points_between(p: int, q: int, u: float, v: float) -> int:
+    """#{k : u < fl(k·p/q) < v, 1 ≤ |k| ≤ K}, K = ⌊2^20·q/p⌋: exact arithmetic for the k far from both ends
+    (k·σ at least 2σ inside), float points fl(k·p/q) (Python's correctly rounded int division) near them."""
+    big_k = (LATTICE_REACH * q) // p
+    lo = max(math.floor(Fraction(u) * q / p) - 2, -big_k)
+    hi = min(math.ceil(Fraction(v) * q / p) + 2, big_k)
+    if lo > hi:
+        return 0
+
+    def inside(k: int) -> bool:
+        return k != 0 and u < (k * p) / q < v
+
+    if hi - lo < 20:
+        return sum(inside(k) for k in range(lo, hi + 1))
+    ends = [*range(lo, lo + 5), *range(hi - 4, hi + 1)]
+    middle = (hi - 5) - (lo + 5) + 1 - (1 if lo + 5 <= 0 <= hi - 5 else 0)
+    return sum(inside(k) for k in ends) + middle
+
+
+def lattice_mass_between(u: float, v: float) -> Fraction:
+    """The lattice atoms' mass in the open interval (u, v), exactly."""
+    return sum(
+        (_level_mass(p, q) * _level_points_between(p, q, u, v) for p, q in LATTICE_LEVELS), Fraction(0)
+    )
+
+
+def lattice_point_mass(v: float) -> Fraction:
+    """The lattice atoms' mass at v (0 for v = 0, off every level or beyond 2^20)."""
+    if v == 0.0 or abs(v) > LATTICE_REACH:
+        return Fraction(0)
+    total = Fraction(0)
+    for p, q in LATTICE_LEVELS:
+        k0 = round(Fraction(v) * q / p)
+        if any((k * p) / q == v for k in (k0 - 1, k0, k0 + 1)):
+            total += _level_mass(p, q)
+    return total
 
 
 def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """Density with respect to μ = g + δ_0 + 2^-14·Σ_{1≤|k|≤2^20} δ_k, at every piece and every atom at a
-    data value (atoms inside a gap share the gap's utility, so the pieces' midpoints cover them)."""
+    """Density with respect to μ = g + δ_0 + the lattice atoms (:func:`lattice_mass_between`), at every piece
+    and every atom at a data value (atoms inside a gap share the gap's utility, so the pieces' midpoints
+    cover them)."""
     cap = math.ldexp(1.0, CAP_EXP)
 
     def log_density(data: np.ndarray, ys: list[float]) -> list[mp.mpf]:
@@ -181,12 +221,13 @@ def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         for j in range(n + 1):
             if edges[j + 1] > edges[j]:
                 mass = _mu(edges[j], edges[j + 1], mech.floor)
-                mass += INTEGER_MASS * _integers_between(edges[j], edges[j + 1])
+                mass += mp.mpf(lattice_mass_between(edges[j], edges[j + 1]))
                 z += mass * mp.exp(-coef * abs(j - t))
         for v in sorted(set(data.tolist()) | {0.0}):
-            if v == 0.0 or (v == round(v) and abs(v) <= INTEGER_REACH):
+            point = mp.mpf(1) if v == 0.0 else mp.mpf(lattice_point_mass(v))
+            if point > 0:
                 below, at_most = float(np.sum(data < v)), float(np.sum(data <= v))
-                z += (1.0 if v == 0.0 else INTEGER_MASS) * mp.exp(-coef * max(0.0, below - t, t - at_most))
+                z += point * mp.exp(-coef * max(0.0, below - t, t - at_most))
         out = []
         for y in ys:
             lo, hi = float(np.sum(data < y)), float(np.sum(data <= y))
@@ -195,7 +236,7 @@ def scale_free_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         return out
 
     values = {*map(float, x), *map(float, x2), 0.0}
-    atoms = {v for v in values if v == 0.0 or (v == round(v) and abs(v) <= INTEGER_REACH)}
+    atoms = {v for v in values if v == 0.0 or lattice_point_mass(v) > 0}
     cuts = sorted({-cap, cap, *values, -mech.floor, mech.floor})
     ys = [0.5 * (a + b) for a, b in itertools.pairwise(cuts) if b > a] + sorted(atoms)
     la, lb = log_density(x, ys), log_density(x2, ys)

@@ -184,6 +184,14 @@ class Level:
         np.maximum(counts, 0.0, out=counts)
         return counts, on
 
+    def open_counts(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """#Λ ∩ (lo_i, hi_i) for each pair, lo ≤ hi elementwise, all in [−p(K), p(K)] (the caller clips):
+        F(hi) − [hi ∈ Λ] − F(lo), as :meth:`scan_within` for consecutive edges (0 for lo = hi)."""
+        k_lo, _ = self._floor_and_on(np.asarray(lo, dtype=np.float64))
+        k_hi, on_hi = self._floor_and_on(np.asarray(hi, dtype=np.float64))
+        counts: NDArray[np.float64] = np.maximum(k_hi - on_hi - k_lo, 0.0)
+        return counts
+
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Whether each value is a point p(k), |k| ≤ K: with k = rint(v/fl(σ)), v = p(k) and |k| ≤ K.
         Exact: for v = p(k₀), |v/fl(σ) − k₀| ≤ σ/8/σ + |k₀|·2^-52 + rounding < 1/2 (|k₀| ≤ K ≤ 2^50; class

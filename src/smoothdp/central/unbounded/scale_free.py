@@ -8,9 +8,11 @@ the real line. Here the base measure has the density
 
 s = ``floor`` (default 2^-30): uniform near 0 and log-uniform beyond, so that every octave of magnitude
 carries the same mass ln 2 whatever the data's units (total mass 2(1 + ln(2^1021/s)) ≈ 1460), plus an atom
-of mass 1 at 0 (tied zeros are common: counts, amounts) and atoms of mass 2^-14 at the non-zero integers up
-to 2^20 in magnitude (tied ages, counts, years, whole dollars are released exactly). The output density with
-respect to it is
+of mass 1 at 0 (tied zeros are common: counts, amounts) and the atoms of the bounded mechanism's default
+multi-scale lattice (:data:`~smoothdp.central.quantiles.atoms.MULTISCALE`: every multiple of 1/32 and every
+decimal with at most four places), mass 2^-14·σ_ℓ at each non-zero point of level ℓ up to 2^20 in magnitude
+(128 per level): tied ages, years, half-years, prices in cents, temperatures in tenths are released exactly.
+The output density with respect to it is
 
     p_x(y) ∝ exp(−ε′·u(y)/2),   u(y) = dist(t, [#{x_i < y}, #{x_i ≤ y}])
 
@@ -23,8 +25,10 @@ can be anywhere up to 2^1021 (use :class:`~smoothdp.central.unbounded.ladder.Unb
 
 Sampling, exactly (docs/theory/unbounded.md#the-exponential-mechanism-on-the-whole-line): the intervals
 between order statistics (padded with ±2^1021) are cut at ±s into pieces that are either uniform (inside
-[−s, s]) or log-uniform (beyond); the piece is drawn by :func:`~smoothdp.central.quantiles.exact_categorical`
-from certified float log weights (margin η, ε′ = ε − 4η), then a point inside it exactly
+[−s, s]) or log-uniform (beyond), each holding the lattice points strictly inside it (counted exactly); the
+piece, or a data value that is an atom, is drawn by :func:`~smoothdp.central.quantiles.exact_categorical`
+from certified float log weights (margin η, ε′ = ε − 4η); inside the piece its continuum or one level's
+points are chosen in proportion to their masses, then a point exactly
 (:func:`smoothdp.exact.uniform_on_grid`, :func:`smoothdp.exact.log_uniform_on_grid`), rounded onto a public
 floating grid (36 significant bits).
 
@@ -34,12 +38,14 @@ Data policy: NaN → 0, every record clipped into [−2^1021, 2^1021] (±inf inc
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles import exact_categorical, log_weight_margin, target_rank
+from smoothdp.central.quantiles import exact_categorical, log_weight_margin, rational_choice, target_rank
+from smoothdp.central.quantiles.atoms import MULTISCALE, Atoms, build_atoms
 from smoothdp.central.unbounded.ladder import CAP, DEFAULT_FLOOR, prepare_unbounded
 from smoothdp.exact import (
     OutputGrid,
@@ -55,24 +61,28 @@ from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_epsilon, check_in_range
 
 __all__ = [
-    "INTEGER_MASS",
-    "INTEGER_REACH",
+    "LATTICE_ATOMS",
+    "LATTICE_REACH",
     "ZERO_MASS",
     "ScaleFreeQuantile",
-    "integers_inside",
+    "lattice_counts",
+    "lattice_point_masses",
     "scale_free_pieces",
 ]
 
 #: Mass of the atom at 0 in the base measure (the uniform core [−s, s] has mass 2): tied zeros (counts,
 #: amounts, indicators) are released as 0 itself.
 ZERO_MASS = 1.0
-#: Mass of the atom at every non-zero integer k with |k| ≤ INTEGER_REACH: tied integers (ages, counts,
-#: years) are released exactly, as by the bounded mechanism's default lattice.
-INTEGER_MASS = 2.0**-14
-#: The largest integer magnitude carrying an atom (2^20: the atoms' total mass is 2^21·2^-14 = 128).
-INTEGER_REACH = 2.0**20
-#: Relative error of the float piece masses (≤ 2^-40), charged as an extra log-weight error (the piece
-#: weights and the split of a piece between its continuum and its integer atoms use the float masses).
+#: The lattice atoms: the bounded default's multi-scale lattice, mass 2^-14·σ_ℓ per point of level ℓ.
+LATTICE_ATOMS: Atoms = build_atoms(MULTISCALE)  # type: ignore[assignment]  # a lattice: never None
+#: The largest magnitude of a lattice atom: each level's atoms then weigh 2^-14·σ·(2·2^20/σ) = 128 in all.
+LATTICE_REACH = 2.0**20
+#: The float just above the reach: an open piece clipped to ±this holds exactly the points of magnitude ≤ 2^20
+#: (the next point of every level is at least 2^20 + 2^-14 away).
+_REACH_EDGE = math.nextafter(LATTICE_REACH, math.inf)
+#: Relative error of the float piece masses (≤ 2^-40, plus the L + 1 roundings of adding the atoms' masses),
+#: charged as an extra log-weight error (the piece weights and the split of a piece between its continuum
+#: and its atoms use the float masses).
 _MASS_ERROR = 2.0**-39
 
 PROOF = "docs/theory/unbounded.md#the-exponential-mechanism-on-the-whole-line"
@@ -93,19 +103,26 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
     return out
 
 
-def integers_inside(starts: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
-    """#{k ∈ ℤ ∩ (start, end) : 1 ≤ |k| ≤ 2^20} per piece (a piece lies on one side of 0; exact integer
-    floats: the ends are clipped to ±(2^20 + 1) first)."""
-    edge = INTEGER_REACH + 1.0
-    a = np.clip(starts, -edge, edge)
-    b = np.clip(ends, -edge, edge)
-    first = np.floor(a) + 1.0  # the smallest integer > a
-    last = np.ceil(b) - 1.0  # the largest integer < b
-    pos_first, pos_last = np.maximum(first, 1.0), np.minimum(last, INTEGER_REACH)
-    neg_first, neg_last = np.maximum(first, -INTEGER_REACH), np.minimum(last, -1.0)
-    out: NDArray[np.float64] = np.maximum(0.0, pos_last - pos_first + 1.0) + np.maximum(
-        0.0, neg_last - neg_first + 1.0
-    )
+def lattice_counts(starts: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
+    """#{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and piece (columns), exactly
+    (the ends clipped to ±(2^20)⁺ first, :meth:`~smoothdp.central.quantiles.atoms.Level.open_counts`); 0,
+    a point of every level, is left out: it carries its own atom."""
+    a = np.clip(starts, -_REACH_EDGE, _REACH_EDGE)
+    b = np.clip(ends, -_REACH_EDGE, _REACH_EDGE)
+    straddles_zero = (a < 0.0) & (b > 0.0)
+    counts = np.stack([level.open_counts(a, b) for level in LATTICE_ATOMS.levels])
+    out: NDArray[np.float64] = counts - straddles_zero
+    return out
+
+
+def lattice_point_masses(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Σ_{ℓ: v ∈ Λ_ℓ} c_ℓ for each value with 0 < |v| ≤ 2^20 (0 elsewhere: off the lattice, 0 itself, or
+    beyond the reach); a float sum of at most L positive terms."""
+    v = np.asarray(values, dtype=np.float64)
+    within = (v != 0.0) & (np.abs(v) <= LATTICE_REACH)
+    out = np.zeros(v.shape)
+    for level, c in zip(LATTICE_ATOMS.levels, LATTICE_ATOMS.masses, strict=True):
+        out += c * (level.contains(v) & within)
     return out
 
 
@@ -215,47 +232,57 @@ class ScaleFreeQuantile(Mechanism):
     def log_weights(
         self, sorted_x: NDArray[np.float64]
     ) -> tuple[Any, NDArray[np.float64], NDArray[np.float64]]:
-        """The pieces, their integer atoms, and the float log weights: pieces ln(μ(piece) + c·#atoms inside)
-        − (ε′/2)·|j − t|, then the atoms at the distinct data values that carry one (0, or an integer with
-        |k| ≤ 2^20): ln(mass) − (ε′/2)·dist(t, [#{x < v}, #{x ≤ v}]); returns (pieces, atom values, log w)."""
+        """The pieces, their lattice counts, and the float log weights: pieces ln(μ(piece) + Σ_ℓ c_ℓ·m_ℓ)
+        − (ε′/2)·|j − t| (m_ℓ the level's points inside), then the atoms at the distinct data values that
+        carry one (0, or a lattice point with |v| ≤ 2^20): ln(mass) − (ε′/2)·dist(t, [#{x < v}, #{x ≤ v}]);
+        returns ((pieces..., counts), atom values, log w)."""
         n = int(sorted_x.size)
         pieces = scale_free_pieces(sorted_x, self.floor)
         starts, ends, masses, index, _ = pieces
         coef = 0.5 * self.epsilon_used(n)
         t = self.target(n)
-        inside = integers_inside(starts, ends)
+        counts = lattice_counts(starts, ends)
+        atom_mass = np.asarray(LATTICE_ATOMS.masses) @ counts
         with np.errstate(divide="ignore"):
-            logw = np.log(masses + INTEGER_MASS * inside) - coef * np.abs(index - t)
-        values = np.unique(sorted_x)
-        atoms = values[(values == 0.0) | ((values == np.round(values)) & (np.abs(values) <= INTEGER_REACH))]
-        atoms = np.union1d(atoms, [0.0])  # 0 carries its atom whether or not it is a data value
+            logw = np.log(masses + atom_mass) - coef * np.abs(index - t)
+        values = np.union1d(sorted_x, [0.0])  # 0 carries its atom whether or not it is a data value
+        point_mass = np.where(values == 0.0, ZERO_MASS, lattice_point_masses(values))
+        atoms, point_mass = values[point_mass > 0.0], point_mass[point_mass > 0.0]
         below = np.searchsorted(sorted_x, atoms, side="left").astype(np.float64)
         at_most = np.searchsorted(sorted_x, atoms, side="right").astype(np.float64)
         dist = np.maximum(0.0, np.maximum(below - t, t - at_most))
-        log_mass = np.where(atoms == 0.0, math.log(ZERO_MASS), math.log(INTEGER_MASS))
-        return (*pieces, inside), atoms, np.concatenate((logw, log_mass - coef * dist))
+        return (*pieces, counts), atoms, np.concatenate((logw, np.log(point_mass) - coef * dist))
 
     def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> float:
         """One output on prepared data (sorted, policy applied), no accountant."""
-        (starts, ends, masses, _, kind, inside), atoms, logw = self.log_weights(sorted_x)
+        (starts, ends, masses, _, kind, counts), atoms, logw = self.log_weights(sorted_x)
         i = exact_categorical(logw, rng)
         if i >= starts.size:
             return float(atoms[i - starts.size])  # an atom at a data value (or 0)
-        lo, hi, k, m = float(starts[i]), float(ends[i]), int(kind[i]), int(inside[i])
-        if m > 0:  # the piece's integer atoms or its continuum, in proportion to their (float) masses
-            split = np.log(np.array([float(masses[i]), INTEGER_MASS * m]))
-            if exact_categorical(split, rng) == 1:
-                edge = INTEGER_REACH + 1.0
-                first = (
-                    math.floor(min(max(lo, -edge), edge)) + 1
-                )  # the smallest integer above the piece's start
-                first = max(first, 1) if k > 0 else max(first, -int(INTEGER_REACH))
-                return float(first + int(rng.integers(0, m)))
+        lo, hi, k = float(starts[i]), float(ends[i]), int(kind[i])
+        inside = [int(m) for m in counts[:, i]]
+        if any(inside):  # the piece's continuum or one level's points, in proportion to their masses
+            parts = [Fraction(float(masses[i]))]
+            parts += [c * m for c, m in zip(LATTICE_ATOMS.exact_masses, inside, strict=True)]
+            level = rational_choice(parts, rng) - 1
+            if level >= 0:
+                return self._lattice_point(level, lo, inside[level], rng)
         if k == 0:
             return float(uniform_on_grid(lo, hi, grid=self.grid, rng=rng, numerics=self.numerics))
         if k > 0:
             return log_uniform_on_grid(lo, hi, grid=self.grid, rng=rng, numerics=self.numerics)
         return -log_uniform_on_grid(-hi, -lo, grid=self.grid, rng=rng, numerics=self.numerics)
+
+    @staticmethod
+    def _lattice_point(level: int, lo: float, m: int, rng: np.random.Generator) -> float:
+        """A uniform one of the m points of ``level`` in the piece starting at ``lo`` (0 skipped: its atom is
+        apart), exact: the first index above lo (clipped to the reach) plus a uniform integer."""
+        lattice = LATTICE_ATOMS.levels[level]
+        first = float(lattice.floor(np.array(max(lo, -_REACH_EDGE)))) + 1.0
+        k = first + float(rng.integers(0, m))
+        if first <= 0.0 <= k:
+            k += 1.0  # the points run over 0, which belongs to the atom at 0
+        return float(lattice.point(np.array(k)))
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         return self._make_release(
@@ -264,7 +291,10 @@ class ScaleFreeQuantile(Mechanism):
             details={
                 "method": "exponential",
                 "bounds": None,
-                "base_measure": f"uniform on [-{self.floor:g}, {self.floor:g}], 1/|y| beyond, up to 2^1021",
+                "base_measure": (
+                    f"uniform on [-{self.floor:g}, {self.floor:g}], 1/|y| beyond, up to 2^1021; atoms: 1 "
+                    "at 0, 2^-14·σ at the multi-scale lattice's points up to 2^20"
+                ),
                 "epsilon_in_weights": self.epsilon_used(int(prepared.size)),
             },
             not_private=NotPrivate(),
