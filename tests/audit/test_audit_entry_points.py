@@ -112,6 +112,14 @@ ENTRY: dict[str, Callable[..., Release]] = {
     "quantiles_no_bounds": lambda x, **k: sd.quantiles(
         x, [0.1, 0.5, 0.9], **{"epsilon": 1.0, "bounds": None, **k}
     ),
+    "mean_no_bounds": lambda x, **k: sd.mean(x, **{"epsilon": 1.0, "bounds": None, **k}),
+    "var_no_bounds": lambda x, **k: sd.var(x, **{"epsilon": 1.0, "bounds": None, "ddof": 0, **k}),
+    "mean_no_bounds_add_remove": lambda x, **k: sd.mean(
+        x, **{"epsilon": 1.0, "bounds": None, "neighbours": "add_remove", **k}
+    ),
+    "std_no_bounds_add_remove": lambda x, **k: sd.std(
+        x, **{"epsilon": 1.0, "bounds": None, "neighbours": "add_remove", **k}
+    ),
     "quantiles_private_bounds": lambda x, **k: sd.quantiles(
         x, [0.1, 0.5, 0.9], **{"epsilon": 1.0, "bounds": "private", **k}
     ),
@@ -124,6 +132,10 @@ PRIVATE_BOUNDS = {
     "median_no_bounds_scale_free",
     "median_no_bounds_range",
     "quantiles_no_bounds",
+    "mean_no_bounds",
+    "var_no_bounds",
+    "mean_no_bounds_add_remove",
+    "std_no_bounds_add_remove",
 }
 #: Entry points whose statistic is defined on empty data (documented: n public, or the add/remove mean and
 #: variance).
@@ -147,6 +159,8 @@ EMPTY_OK = {
     "median_no_bounds_scale_free",
     "median_no_bounds_range",
     "quantiles_no_bounds",
+    "mean_no_bounds_add_remove",
+    "std_no_bounds_add_remove",
 }
 
 
@@ -347,6 +361,7 @@ SINGLE = ["median", "median_smooth", "median_exponential", "quantile_0.9", "mean
 ALL_DECLARED = [*SINGLE, "quantiles", "quantiles_joint_exp", "quantiles_recursive", "private_clip_mean"]
 #: Entry points for which ``bounds=None`` is not a bad parameter but the no-bounds mechanisms.
 NO_BOUNDS_OK = {
+    "mean",
     "median",
     "median_smooth",
     "median_exponential",

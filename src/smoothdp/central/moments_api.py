@@ -180,7 +180,7 @@ def mean(
     x: ArrayLike,
     *,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None,
     neighbours: str = "substitution",
     method: str = "auto",
     delta: float = 0.0,
@@ -206,7 +206,9 @@ def mean(
     epsilon
         ε > 0: what the release costs, under ``neighbours``.
     bounds
-        Public ``(lower, upper)``; the release lies in them (``clamp=True``).
+        Public ``(lower, upper)``; the release lies in them (``clamp=True``). ``None``: no bounds at all,
+        the clipped mean on a private range found with 1/4 of ε
+        (:mod:`smoothdp.central.moments.without_bounds`; ``method="auto"`` only; NaN → 0).
     neighbours
         ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; empty
         x allowed).
@@ -249,6 +251,12 @@ def mean(
     """
     noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     eps = check_epsilon(epsilon)
+    if bounds is None:
+        return _without_bounds(
+            x, "mean", epsilon=eps, neighbours=neighbours, method=method, delta=delta, beta=beta,
+            range_fraction=range_fraction, noise=noise, engine=engine, clip=clip, clamp=clamp,
+            numerics=numerics, rng=rng, accountant=accountant, **noise_options,
+        )  # fmt: skip
     lower, upper = check_bounds(bounds, name="bounds (lower, upper)")
     relation = neighbours_of(neighbours)
     chosen = _method(method, relation, MEAN_METHODS, "mean")
@@ -312,12 +320,58 @@ def mean(
     return _named(_run(mech, x, (lower, upper), clip, engine, **run), chosen)
 
 
+def _without_bounds(
+    x: ArrayLike,
+    statistic: str,
+    *,
+    epsilon: float,
+    neighbours: str,
+    method: str,
+    delta: float,
+    engine: Any,
+    clip: bool,
+    clamp: bool,
+    noise: str | None,
+    numerics: str,
+    rng: SeedLike,
+    accountant: Accountant | None,
+    ddof: int = 1,
+    **unused: Any,
+) -> Release:
+    """``bounds=None``: checks the options that apply, then
+    :func:`~smoothdp.central.moments.without_bounds.moment_without_bounds`."""
+    from smoothdp.central.moments.without_bounds import moment_without_bounds
+
+    relation = neighbours_of(neighbours)
+    if method != "auto":
+        raise ValueError(f"bounds=None supports method='auto' only (a clipped {statistic} on a private "
+                         f"range); got method={method!r}")  # fmt: skip
+    given = [name for name, value in unused.items() if value is not None]
+    if check_delta(delta) or given:
+        raise ValueError(
+            f"bounds=None takes no {', '.join(given) or 'delta'}: the release is a pure ε-DP clipped "
+            f"{statistic} on a private range"
+        )
+    if engine is not None:
+        raise ValueError("engine= needs bounds (lower, upper); with bounds=None pass the data in memory")
+    if noise not in (None, *MOMENT_NOISES):
+        raise ValueError(f"noise must be one of {MOMENT_NOISES} with bounds=None; got {noise!r}")
+    check_bool("clip", clip)  # records are always clipped into the range found
+    check_numerics(numerics)
+    n = None if relation == "add_remove" else public_size(x)
+    return moment_without_bounds(
+        x, statistic=statistic, epsilon=epsilon, neighbours=relation, n=n, ddof=ddof,
+        noise=noise or "staircase", clamp=check_bool("clamp", clamp), numerics=numerics, rng=rng,
+        accountant=accountant,
+    )  # fmt: skip
+
+
 def _variance(
     x: ArrayLike,
     *,
     root: bool,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None,
     neighbours: str,
     method: str,
     ddof: int,
@@ -332,6 +386,12 @@ def _variance(
     engine: Any,
 ) -> Release:
     eps = check_epsilon(epsilon)
+    if bounds is None:
+        return _without_bounds(
+            x, "std" if root else "var", epsilon=eps, neighbours=neighbours, method=method, delta=delta,
+            range_fraction=range_fraction, noise=noise, engine=engine, clip=clip, clamp=clamp,
+            numerics=numerics, rng=rng, accountant=accountant, ddof=ddof,
+        )  # fmt: skip
     lower, upper = check_bounds(bounds, name="bounds (lower, upper)")
     relation = neighbours_of(neighbours)
     chosen = _method(method, relation, VARIANCE_METHODS, "std" if root else "variance")
@@ -356,7 +416,7 @@ def var(
     x: ArrayLike,
     *,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None,
     neighbours: str = "substitution",
     method: str = "auto",
     ddof: int = 1,
@@ -382,8 +442,9 @@ def var(
     :class:`~smoothdp.central.moments.on_private_range.RangeVariance`); under add/remove ``"auto"`` =
     ``"noisy_moments"`` (noisy count, sum and sum of squares,
     :class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`). The release is clamped into
-    [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). Other arguments as
-    :func:`mean`; ``delta`` must be 0.
+    [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). ``bounds=None``: the clipped
+    variance on a private range found with 1/4 of ε (:mod:`smoothdp.central.moments.without_bounds`). Other
+    arguments as :func:`mean`; ``delta`` must be 0.
     """
     return _variance(
         x, root=False, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
@@ -396,7 +457,7 @@ def std(
     x: ArrayLike,
     *,
     epsilon: float,
-    bounds: tuple[float, float],
+    bounds: tuple[float, float] | None,
     neighbours: str = "substitution",
     method: str = "auto",
     ddof: int = 1,

@@ -28,6 +28,7 @@ from smoothdp.accounting import Accountant
 from smoothdp.central.choose import choose_unbounded_method
 from smoothdp.central.unbounded.ladder import (
     PROOF_RANGE,
+    RANGE_RATIO,
     UnboundedQuantile,
     UnboundedRange,
     prepare_unbounded,
@@ -145,15 +146,21 @@ def release_in_private_range(
     accountant: Accountant | None = None,
     neighbours: str = "substitution",
     range_share: float = RANGE_SHARE,
+    quantiles: tuple[float, float] | None = None,
+    statistic: str = "quantile",
+    ratio: float = RANGE_RATIO,
 ) -> Release:
     """``build(ε₂, ℓ, u)`` released on the data inside a private range (ℓ, u) found with ε₁ = range_share·ε
     (basic composition: ε₁ + ε₂ ≤ ε). The records are clipped into (ℓ, u) by the second stage (a clip
-    keeps every rank). ``details``: ``bounds`` (the range, a private output), ``epsilon_bounds``,
+    keeps every rank). The range's walks step by ``ratio`` (default: octaves) and aim at the ranks
+    ``quantiles`` (default :func:`range_quantiles` of ``qs``); ``statistic`` names the release in the
+    accountant's ledger. ``details``: ``bounds`` (the range, a private output), ``epsilon_bounds``,
     ``epsilon_statistic`` and the range's parameters."""
     eps = check_epsilon(epsilon)
     eps_range, eps_main = split_epsilon(eps, range_share)
+    aim = range_quantiles(qs) if quantiles is None else quantiles
     ranger = UnboundedRange(
-        epsilon=eps_range, quantiles=range_quantiles(qs), neighbours=neighbours, numerics=numerics
+        epsilon=eps_range, quantiles=aim, neighbours=neighbours, numerics=numerics, ratio=ratio
     )
 
     def prepare(data: Any) -> tuple[Any, Any]:
@@ -171,6 +178,7 @@ def release_in_private_range(
         method=method,
         phrase="within a private range",
         source_label="range",
+        statistic=statistic,
         details={"range": ranger.details(), "range_proof": PROOF_RANGE},
         rng=rng,
         accountant=accountant,

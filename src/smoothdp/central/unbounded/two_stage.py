@@ -55,6 +55,7 @@ def release_within_found_bounds(
     details: Mapping[str, Any],
     rng: SeedLike,
     accountant: Accountant | None,
+    statistic: str = "quantile",
 ) -> Release:
     """``build(ε₂, ℓ, u)`` released on ``x`` inside the bounds (ℓ, u) that ``finder`` draws (module
     docstring).
@@ -92,6 +93,8 @@ def release_within_found_bounds(
     accountant
         Charged ``guarantee`` after the parameters are validated and before any noise is drawn; ``None``: no
         charge.
+    statistic
+        What is released, for the accountant's label (``"quantile"``, ``"mean"``, …).
 
     Returns
     -------
@@ -101,7 +104,7 @@ def release_within_found_bounds(
     build(epsilon_statistic, -1.0, 1.0)  # every parameter validated before any budget is charged
     finder_data, data = prepare(x)
     gen = resolve_rng(rng)
-    charge(accountant, guarantee, label=f"quantile {phrase} ({method})")
+    charge(accountant, guarantee, label=f"{statistic} {phrase} ({method})")
     lo, hi = finder.sample(finder_data, gen)
     mech = build(epsilon_statistic, lo, hi)
     inner = mech._release(mech._prepare(data), gen)
