@@ -93,17 +93,17 @@ REASONS: dict[str, str] = {
     "adult_capital_gain_var": "a thin tail far out: the private range clips it (docs/means.md)",
     "adult_hours_mean": "a thin tail far out (1% at 90–99 h): the private range clips it (docs/means.md)",
     "adult_hours_var": "a thin tail far out (docs/means.md)",
-    "nyc_latitude_mean": "data fill their bounds: the range reverts and pays 1/(1 − 0.05), plus sampling "
-    "noise of ±5% on each median of 1000 releases (docs/means.md)",
-    "nyc_latitude_var": "data fill their bounds: 1/(1 − 0.05) plus sampling noise (docs/means.md)",
-    "nyc_longitude_mean": "data fill their bounds: 1/(1 − 0.05) plus sampling noise (docs/means.md)",
-    "nyc_longitude_var": "data fill their bounds: 1/(1 − 0.05) plus sampling noise (docs/means.md)",
+    "nyc_latitude_mean": "data fill their bounds: the range reverts and pays 1/(1 − f), f = max(1/40, "
+    "100/(εn)), plus sampling noise of ±5% on each median of 1000 releases (docs/means.md)",
+    "nyc_latitude_var": "data fill their bounds: 1/(1 − f) plus sampling noise (docs/means.md)",
+    "nyc_longitude_mean": "data fill their bounds: 1/(1 − f) plus sampling noise (docs/means.md)",
+    "nyc_longitude_var": "data fill their bounds: 1/(1 − f) plus sampling noise (docs/means.md)",
 }
 #: Means and variances at ε·n ≥ 2000 not listed above (checked after the per-data-set reasons).
 RANGE_REVERTS = (
-    "the private range spends 5% of ε and, on data that fill much of their bounds, reverts to "
-    "them: 1/(1 − 0.05) more noise than the clipped mean, plus the sampling noise of the median "
-    "of 1000 releases (docs/means.md)"
+    "the private range spends f = max(1/40, 100/(εn)) of ε and, on data that fill much of their "
+    "bounds, reverts to them: 1/(1 − f) more noise than the clipped mean, plus the sampling noise of "
+    "the median of 1000 releases (docs/means.md)"
 )
 #: Reasons that hold for a whole kind of row at small ε·n (checked after the per-data-set ones).
 SMALL_EPS_N_MOMENT = (

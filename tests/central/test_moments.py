@@ -150,7 +150,7 @@ def test_the_range_stage_rules():
     assert widened_range((0.0, 1.0), (0.0, 100.0)) == ((0.0, 1.25), False)
     assert choose_moment_method(n=2000, epsilon=1.0) == "private_range"
     assert choose_moment_method(n=1999, epsilon=1.0) == "clipped"
-    assert range_share(100, 1.0) == 0.25 and range_share(10**6, 1.0) == 0.05
+    assert range_share(100, 1.0) == 0.25 and range_share(10**6, 1.0) == 0.025
     assert range_share(1000, 1.0) == pytest.approx(0.1)
     for eps, share in [(0.1, 0.05), (1.0 / 3.0, 0.3), (7.0, 0.25)]:
         a, b = split_budget(eps, share)

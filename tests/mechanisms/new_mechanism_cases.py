@@ -117,29 +117,41 @@ def uqe_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     return float(np.max(np.abs(uqe_log_law(mech, x) - uqe_log_law(mech, x2))))
 
 
-def _top_values(n_out: int) -> list[float]:
-    """The upper end released for each output (direction, k) of the two-sided walk read "above": up k → M_k
-    (no stop: the cap); down k → −M_{k−1} one step back (k = 0: +M_1; no stop: −cap)."""
-    mags = _ladder(0.0)
-    size = mags.size
-    up = [float(mags[k]) if k < size else float(mags[-1]) for k in range(size + 1)]
-    down = [float(mags[1]) if k == 0 else -float(mags[k - 1]) for k in range(size)] + [-float(mags[-1])]
-    assert len(up) + len(down) == n_out
-    return up + down
+def _sign_log_law(mech: Any, x: Any) -> tuple[float, float]:
+    """(ln P(up), ln P(down)) of the two-sided walk's sign test on x."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    s_sign = mech.scales()[0]
+    if mech.relation == "substitution":
+        w, c, theta = 1, 0, _rank(mech.q, n)
+    else:
+        frac = Fraction(repr(mech.q)).limit_denominator(10**6)
+        w, c, theta = frac.denominator, frac.numerator * n, 0
+    at_zero = float(np.sum(x <= 0.0))
+    lp_down = float(_log_cdf(np.array([-(theta - w * at_zero + c)]), s_sign)[0])
+    return math.log1p(-math.exp(lp_down)), lp_down
 
 
 def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """Adaptive composition: the upper end u (two-sided walk), then the walk down from u. The joint log ratio
-    is Δ_top(u) + Δ_bottom(ℓ | u); its extremes over ℓ are taken for every u up to 2^40 in magnitude (from
-    there on every data point lies in the walk's first step: the same law shifted)."""
-    d_top = uqe_log_law(mech.top, x) - uqe_log_law(mech.top, x2)
+    """Adaptive composition: the sign test, then in its branch (on x, or on −x mirrored back) the far end u
+    (a walk up from 0), then the walk down from u. The joint log ratio is Δ_sign + Δ_top(u) + Δ_bottom(ℓ | u);
+    its extremes over ℓ are taken for every u up to 2^40 in magnitude (from there on every data point lies in
+    the walk's first step: the same law shifted). Outputs of the two branches that coincide in value have
+    a ratio between the branches' ratios."""
+    signs = [a - b for a, b in zip(_sign_log_law(mech.sign, x), _sign_log_law(mech.sign, x2), strict=True)]
     worst = 0.0
-    for value, delta in zip(_top_values(d_top.size), d_top, strict=True):
-        if abs(value) > 2.0**40:
-            continue
-        low = mech.bottom(value)
-        d_low = uqe_log_law(low, x) - uqe_log_law(low, x2)
-        worst = max(worst, abs(delta + d_low.max()), abs(delta + d_low.min()))
+    for d_sign, direction in zip(signs, ("up", "down"), strict=True):
+        z, z2 = (x, x2) if direction == "up" else (-np.asarray(x), -np.asarray(x2))
+        first = mech.top_walk(direction)
+        d_top = uqe_log_law(first, z) - uqe_log_law(first, z2)
+        mags = _ladder(0.0)
+        tops = [float(mags[k]) if k < mags.size else float(mags[-1]) for k in range(mags.size + 1)]
+        for value, delta in zip(tops, d_top, strict=True):
+            if abs(value) > 2.0**40:
+                continue
+            low = mech.bottom(value, direction)
+            d_low = uqe_log_law(low, z) - uqe_log_law(low, z2)
+            worst = max(worst, abs(d_sign + delta + d_low.max()), abs(d_sign + delta + d_low.min()))
     return worst
 
 
@@ -301,15 +313,18 @@ def reach_loss(mech: Any, x: Any, x2: Any, d: float, *, continuous: bool) -> flo
 def _broken_range(mech: Any) -> Any:
     """Both walks with their query noise cut by 3."""
     twin = copy.copy(mech)
-    twin.top = copy.copy(mech.top)
-    twin.top.epsilon_queries = 3.0 * mech.top.epsilon_queries
 
-    def bottom(top: float) -> Any:
-        walk = mech.bottom(top)
+    def top_walk(direction: str) -> Any:
+        walk = mech.top_walk(direction)
         walk.epsilon_queries = 3.0 * walk.epsilon_queries
         return walk
 
-    twin.bottom = bottom
+    def bottom(top: float, direction: str = "up") -> Any:
+        walk = mech.bottom(top, direction)
+        walk.epsilon_queries = 3.0 * walk.epsilon_queries
+        return walk
+
+    twin.top_walk, twin.bottom = top_walk, bottom
     return twin
 
 

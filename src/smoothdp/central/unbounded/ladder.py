@@ -20,10 +20,11 @@ test with ε_s = ``sign_share``·ε first asks whether x_(r) ≤ 0; the walk the
 0, and then the walk stops at its first steps, next to 0. ``lower=`` (``upper=``) declares a public bound
 on one side: one walk from it, no sign test.
 
-**Private range** (:class:`UnboundedRange`, :func:`~smoothdp.central.no_bounds.private_range`): two such
-walks with ε/2 each on an octave ladder by default (β = 2: few steps, so few chances of an early stop):
-the upper end u at or above x_(r_hi) by the two-sided walk, then the lower end by a walk down from u, at or
-below x_(r_lo): bounds for a bounded mechanism, or the clipping range of a mean.
+**Private range** (:class:`UnboundedRange`, :func:`~smoothdp.central.no_bounds.private_range`): the sign
+test of the median, then two such walks on an octave ladder by default (β = 2: few steps, so few chances of
+an early stop): the upper end u at or above x_(r_hi) by the walk up from 0, then the lower end by a walk
+down from u, at or below x_(r_lo); on −x, mirrored back, when the sign test puts the median below 0:
+bounds for a bounded mechanism, or the clipping range of a mean.
 
 **Work** (what the run time can show): the data are sorted once (O(n log n)); the ladder is walked in public
 chunks of ``chunk`` steps, each one vectorised count and ``chunk`` noise draws, so the work is a function
@@ -344,15 +345,20 @@ class UnboundedQuantile(Mechanism):
         return prepare_unbounded(data, lower=self.lower, upper=self.upper)
 
     # -- the walk -----------------------------------------------------------------------------------------
+    def sign_test(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> str:
+        """The two-sided walk's first step, ε_s-DP: ``"down"`` when the noisy count says x_(r) ≤ 0
+        (w·#{x ≤ 0} − c + Z ≥ θ, Z discrete Laplace of scale S/ε_s), else ``"up"``."""
+        w, c, theta = self._queries(int(sorted_x.size), "up")
+        at_zero = int(np.searchsorted(sorted_x, 0.0, side="right"))
+        noisy = w * at_zero - c + int(_draw(self.scales()[0], None, rng, self.numerics))
+        return "down" if noisy >= theta else "up"
+
     def walk(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[str, int]:
         """(direction, stopping step k) on prepared data: the mechanism's whole private output."""
         n = int(sorted_x.size)
-        s_sign, s_thr, s_query = self.scales()
+        _, s_thr, s_query = self.scales()
         if self.two_sided:
-            w, c, theta = self._queries(n, "up")
-            at_zero = int(np.searchsorted(sorted_x, 0.0, side="right"))
-            noisy = w * at_zero - c + int(_draw(s_sign, None, rng, self.numerics))
-            direction, origin = ("down" if noisy >= theta else "up"), 0.0
+            direction, origin = self.sign_test(sorted_x, rng), 0.0
         elif self.lower is not None:
             direction, origin = "up", self.lower
         else:
@@ -415,13 +421,21 @@ class UnboundedQuantile(Mechanism):
 # A private range
 # ------------------------------------------------------------------------------------------------------------
 class UnboundedRange(Mechanism):
-    """Private bounds [ℓ, u] around the data with no bound known, from two AboveThreshold walks with ε/2 each
+    """Private bounds [ℓ, u] around the data with no bound known, from a sign test and two AboveThreshold
+    walks, ε/2 for the sign test and the first walk, ε/2 for the second
     (docs/theory/unbounded.md#a-private-range):
 
-    1. u: the two-sided walk (:class:`UnboundedQuantile`) for q_hi, read at or above x_(r_hi);
-    2. ℓ: a walk *down from u* (``upper=u``) for q_lo, read at or below x_(r_lo). Its ladder is measured from
-       u, so its steps are relative to the data's spread below u, not to their magnitude, and its target
-       count n + 1 − r_lo is large, so it does not stop on its first, empty steps.
+    0. the two-sided walk's sign test for the median (:meth:`UnboundedQuantile.sign_test`): is it ≤ 0? (The
+       median, not x_(r_hi): its margin is n/2 ranks, where x_(r_hi)'s, (1 − q_hi)·n, may be smaller than
+       the test's noise; either branch is valid for a column that straddles 0.)
+    1. No: u by the walk up from 0 (``lower=0``) for q_hi, read at or above x_(r_hi); then ℓ by a walk *down
+       from u* (``upper=u``) for q_lo, read at or below x_(r_lo). Its ladder is measured from u, so its steps
+       are relative to the data's spread below u, not to their magnitude, and its target count
+       n + 1 − r_lo is large, so it does not stop on its first, empty steps.
+    2. Yes (the column lies below 0): the same on −x for (1 − q_hi, 1 − q_lo), mirrored back: the end
+       nearer 0 is then found by the walk down from the far end, as the lower end of positive data is.
+       (A walk from 0 for q_hi on −x would target a small count, n + 1 − r_hi, and stop on its first
+       empty steps: an upper end near 0 for data near −74.)
 
     On an octave ladder by default. ℓ < u always (a release with ℓ ≥ u is widened to (ℓ − s, u + s),
     post-processing).
@@ -467,18 +481,33 @@ class UnboundedRange(Mechanism):
         self._common: dict[str, Any] = {
             "neighbours": neighbours, "ratio": ratio, "floor": floor, "chunk": chunk, "numerics": numerics,
         }  # fmt: skip
-        self.top = UnboundedQuantile(
-            q_hi, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
+        #: The two-sided median walk whose sign test starts the range (its ε_s: is the median ≤ 0?), and
+        #: the budget left for the first walk.
+        self.sign = UnboundedQuantile(
+            0.5, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
         )
-        self.bottom(0.0)  # validated now
-        self.guarantee = PureDP(self.epsilon, neighbours=self.top.relation)
+        self.epsilon_walk = self.epsilon_top - self.sign.epsilon_sign
+        while Fraction(self.sign.epsilon_sign) + Fraction(self.epsilon_walk) > Fraction(self.epsilon_top):
+            self.epsilon_walk = math.nextafter(self.epsilon_walk, 0.0)
+        self.top_walk("up"), self.top_walk("down"), self.bottom(0.0, "down")  # validated now
+        self.guarantee = PureDP(self.epsilon, neighbours=self.sign.relation)
         self.calibration = None
 
-    def bottom(self, top: float) -> UnboundedQuantile:
-        """The second walk: down from the released upper end ``top`` (a private output, public from now)."""
-        return UnboundedQuantile(
-            self.quantiles[0], epsilon=self.epsilon_bottom, upper=top, side="below", **self._common
-        )
+    def _mirrored(self, direction: str) -> tuple[float, float]:
+        """(q of the far end, q of the near end) for the branch: (q_hi, q_lo) on x, (1 − q_lo, 1 − q_hi) on
+        −x."""
+        q_lo, q_hi = self.quantiles
+        return (q_hi, q_lo) if direction == "up" else (1.0 - q_lo, 1.0 - q_hi)
+
+    def top_walk(self, direction: str) -> UnboundedQuantile:
+        """The first walk of the branch the sign test chose: up from 0 (on −x for ``"down"``)."""
+        q = self._mirrored(direction)[0]
+        return UnboundedQuantile(q, epsilon=self.epsilon_walk, lower=0.0, side="above", **self._common)
+
+    def bottom(self, top: float, direction: str = "up") -> UnboundedQuantile:
+        """The second walk: down from the first one's output ``top`` (a private output, public from now)."""
+        q = self._mirrored(direction)[1]
+        return UnboundedQuantile(q, epsilon=self.epsilon_bottom, upper=top, side="below", **self._common)
 
     @property
     def statistic_name(self) -> str:
@@ -489,13 +518,17 @@ class UnboundedRange(Mechanism):
 
     def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
         """(ℓ, u) on prepared data, ℓ < u, no accountant."""
-        hi, _ = self.top.sample(sorted_x, rng)
-        low = self.bottom(hi)
-        lo, _ = low.sample(low._prepare(sorted_x), rng)
+        direction = self.sign.sign_test(sorted_x, rng)
+        z = sorted_x if direction == "up" else -sorted_x[::-1]
+        first = self.top_walk(direction)
+        far, _ = first.sample(first._prepare(z), rng)
+        second = self.bottom(far, direction)
+        near, _ = second.sample(second._prepare(z), rng)
+        lo, hi = (near, far) if direction == "up" else (-far, -near)
         if lo >= hi:  # the second walk stopped at u itself: widen around u (post-processing of u)
             # by at least the ladder's floor and 2^-20·|u|: a width of the floor alone vanishes in the
             # rounding of a large u (u ± floor == u), which left ℓ = u and a bounded stage refusing them
-            width = max(self.top.ladder.floor, abs(hi) * 2.0**-20)
+            width = max(self.sign.ladder.floor, abs(hi) * 2.0**-20)
             lo, hi = max(hi - width, -CAP), min(hi + width, CAP)
         return lo, hi
 
@@ -505,14 +538,14 @@ class UnboundedRange(Mechanism):
             "quantiles": self.quantiles,
             "epsilon_upper_end": self.epsilon_top,
             "epsilon_lower_end": self.epsilon_bottom,
-            "ladder": {"ratio": self.top.ladder.ratio, "floor": self.top.ladder.floor},
-            "sign_share": self.top.sign_share,
+            "ladder": {"ratio": self.sign.ladder.ratio, "floor": self.sign.ladder.floor},
+            "sign_share": self.sign.sign_share,
         }
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         return self._make_release(
             self.sample(prepared, rng),
-            sampler=_EXACT_LABEL if self.top.numerics == "exact" else _FLOAT_LABEL,
+            sampler=_EXACT_LABEL if self.sign.numerics == "exact" else _FLOAT_LABEL,
             details=self.details(),
             not_private=NotPrivate(),
         )
