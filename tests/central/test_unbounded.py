@@ -171,7 +171,7 @@ def test_a_private_range_that_collapses_far_out_is_widened_into_valid_bounds() -
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.0**-20, 7.0])
 def test_the_range_spends_at_most_its_epsilon_in_exact_arithmetic(epsilon):
-    mech = UnboundedRange(epsilon=epsilon, quantiles=(0.01, 0.99))
+    mech = UnboundedRange(epsilon=epsilon, quantiles=(0.01, 0.99), mirror=True)
     assert Fraction(mech.epsilon_top) + Fraction(mech.epsilon_bottom) <= Fraction(epsilon)
     assert Fraction(mech.sign.epsilon_sign) + Fraction(mech.epsilon_walk) <= Fraction(mech.epsilon_top)
     for direction in ("up", "down"):
@@ -182,11 +182,12 @@ def test_the_range_spends_at_most_its_epsilon_in_exact_arithmetic(epsilon):
 
 @pytest.mark.parametrize("quantiles", [(0.25, 0.75), (0.004, 0.996), (0.1, 0.9)])
 def test_a_column_below_zero_gets_the_mirror_of_its_positive_twin(quantiles):
-    # the sign test sends −x to the walks on x: the same draws, the range mirrored (longitudes near −74
-    # used to get an upper end near 0 for q_hi = 0.996, the walk from 0 stopping on its first empty steps)
+    # mirror=True: the sign test sends −x to the walks on x: the same draws, the range mirrored (without it,
+    # longitudes near −74 get an upper end near 0 for q_hi = 0.996, the walk from 0 stopping on its first
+    # empty steps)
     x = np.random.default_rng(12).normal(74.0, 0.1, 13_000)
     for seed in range(5):
-        lo, hi = private_range(x, epsilon=0.25, quantiles=quantiles, rng=seed).value
-        lo_neg, hi_neg = private_range(-x, epsilon=0.25, quantiles=quantiles, rng=seed).value
+        lo, hi = private_range(x, epsilon=0.25, quantiles=quantiles, rng=seed, mirror=True).value
+        lo_neg, hi_neg = private_range(-x, epsilon=0.25, quantiles=quantiles, rng=seed, mirror=True).value
         assert (lo_neg, hi_neg) == (-hi, -lo)
         assert 32.0 <= lo < 74.0 < hi <= 160.0

@@ -117,6 +117,32 @@ def uqe_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     return float(np.max(np.abs(uqe_log_law(mech, x) - uqe_log_law(mech, x2))))
 
 
+def _top_values(n_out: int) -> list[float]:
+    """The upper end released for each output (direction, k) of the two-sided walk read "above": up k → M_k
+    (no stop: the cap); down k → −M_{k−1} one step back (k = 0: +M_1; no stop: −cap)."""
+    mags = _ladder(0.0)
+    size = mags.size
+    up = [float(mags[k]) if k < size else float(mags[-1]) for k in range(size + 1)]
+    down = [float(mags[1]) if k == 0 else -float(mags[k - 1]) for k in range(size)] + [-float(mags[-1])]
+    assert len(up) + len(down) == n_out
+    return up + down
+
+
+def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """Adaptive composition: the upper end u (two-sided walk), then the walk down from u. The joint log ratio
+    is Δ_top(u) + Δ_bottom(ℓ | u); its extremes over ℓ are taken for every u up to 2^40 in magnitude (from
+    there on every data point lies in the walk's first step: the same law shifted)."""
+    d_top = uqe_log_law(mech.top, x) - uqe_log_law(mech.top, x2)
+    worst = 0.0
+    for value, delta in zip(_top_values(d_top.size), d_top, strict=True):
+        if abs(value) > 2.0**40:
+            continue
+        low = mech.bottom(value)
+        d_low = uqe_log_law(low, x) - uqe_log_law(low, x2)
+        worst = max(worst, abs(delta + d_low.max()), abs(delta + d_low.min()))
+    return worst
+
+
 def _sign_log_law(mech: Any, x: Any) -> tuple[float, float]:
     """(ln P(up), ln P(down)) of the two-sided walk's sign test on x."""
     x = np.asarray(x, dtype=np.float64)
@@ -132,12 +158,12 @@ def _sign_log_law(mech: Any, x: Any) -> tuple[float, float]:
     return math.log1p(-math.exp(lp_down)), lp_down
 
 
-def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
-    """Adaptive composition: the sign test, then in its branch (on x, or on −x mirrored back) the far end u
-    (a walk up from 0), then the walk down from u. The joint log ratio is Δ_sign + Δ_top(u) + Δ_bottom(ℓ | u);
-    its extremes over ℓ are taken for every u up to 2^40 in magnitude (from there on every data point lies in
-    the walk's first step: the same law shifted). Outputs of the two branches that coincide in value have
-    a ratio between the branches' ratios."""
+def mirrored_range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """``mirror=True``. Adaptive composition: the sign test of the median, then in its branch (on x, or on
+    −x mirrored back) the far end u (a walk up from 0), then the walk down from u. The joint log ratio is
+    Δ_sign + Δ_top(u) + Δ_bottom(ℓ | u); its extremes over ℓ are taken for every u up to 2^40 in magnitude
+    (from there on every data point lies in the walk's first step: the same law shifted). Outputs of the
+    two branches that coincide in value have a ratio between the branches' ratios."""
     signs = [a - b for a, b in zip(_sign_log_law(mech.sign, x), _sign_log_law(mech.sign, x2), strict=True)]
     worst = 0.0
     for d_sign, direction in zip(signs, ("up", "down"), strict=True):
@@ -313,6 +339,21 @@ def reach_loss(mech: Any, x: Any, x2: Any, d: float, *, continuous: bool) -> flo
 def _broken_range(mech: Any) -> Any:
     """Both walks with their query noise cut by 3."""
     twin = copy.copy(mech)
+    twin.top = copy.copy(mech.top)
+    twin.top.epsilon_queries = 3.0 * mech.top.epsilon_queries
+
+    def bottom(top: float) -> Any:
+        walk = mech.bottom(top)
+        walk.epsilon_queries = 3.0 * walk.epsilon_queries
+        return walk
+
+    twin.bottom = bottom
+    return twin
+
+
+def _broken_mirrored_range(mech: Any) -> Any:
+    """``mirror=True``: both walks with their query noise cut by 3."""
+    twin = copy.copy(mech)
 
     def top_walk(direction: str) -> Any:
         walk = mech.top_walk(direction)
@@ -403,6 +444,19 @@ def new_mechanism_cases() -> list[Any]:
                 ({"quantiles": (0.9, 0.1)}, ValueError, "quantiles"),
                 ({"quantiles": 0.5}, TypeError, "quantiles"),
             ],
+            epsilon=4.0,
+        ),
+        Case(
+            mechanism=UnboundedRange,
+            label="mirror",
+            build=lambda epsilon, **kw: UnboundedRange(
+                **{"epsilon": epsilon, "quantiles": (0.25, 0.75), "mirror": True, **ladder, **kw}
+            ),
+            data=np.array([-7.5, -2.0, -0.3, 1.0]),
+            neighbours=lambda: _substitution_pairs(2, grid_two_sided),
+            privacy_loss=mirrored_range_loss,
+            broken=_broken_mirrored_range,
+            bad_parameters=[*bad_eps, ({"mirror": 1}, TypeError, "mirror")],
             epsilon=4.0,
         ),
         Case(

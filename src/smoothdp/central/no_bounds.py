@@ -123,14 +123,18 @@ def private_range(
     numerics: str = "exact",
     rng: SeedLike = None,
     accountant: Accountant | None = None,
+    mirror: bool = False,
 ) -> Release:
     """Private bounds ``(ℓ, u)`` (the release's value) with ℓ at or below the ``quantiles[0]``-quantile and u
     at or above the ``quantiles[1]``-quantile, up to the noise, ℓ < u: pure ε-DP under ``neighbours`` with no
     bound or scale known (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`: two AboveThreshold walks
     on an octave ladder, ε/2 each, the lower one down from the upper end;
     docs/theory/unbounded.md#a-private-range). Quantiles close to 0 or 1 on few records make the walks
-    overshoot (the noise must carry a count past n − q·n): keep q·n and (1 − q)·n above ~10/ε."""
-    mech = UnboundedRange(epsilon=epsilon, quantiles=quantiles, neighbours=neighbours, numerics=numerics)
+    overshoot (the noise must carry a count past n − q·n): keep q·n and (1 − q)·n above ~10/ε. ``mirror``:
+    a column below 0 gets the mirror of its positive twin's range (for a q_hi near 1)."""
+    mech = UnboundedRange(
+        epsilon=epsilon, quantiles=quantiles, neighbours=neighbours, numerics=numerics, mirror=mirror
+    )
     return mech.release(x, accountant=accountant, rng=rng)
 
 
@@ -149,18 +153,20 @@ def release_in_private_range(
     quantiles: tuple[float, float] | None = None,
     statistic: str = "quantile",
     ratio: float = RANGE_RATIO,
+    mirror: bool = False,
 ) -> Release:
     """``build(ε₂, ℓ, u)`` released on the data inside a private range (ℓ, u) found with ε₁ = range_share·ε
     (basic composition: ε₁ + ε₂ ≤ ε). The records are clipped into (ℓ, u) by the second stage (a clip
     keeps every rank). The range's walks step by ``ratio`` (default: octaves) and aim at the ranks
-    ``quantiles`` (default :func:`range_quantiles` of ``qs``); ``statistic`` names the release in the
-    accountant's ledger. ``details``: ``bounds`` (the range, a private output), ``epsilon_bounds``,
-    ``epsilon_statistic`` and the range's parameters."""
+    ``quantiles`` (default :func:`range_quantiles` of ``qs``), on −x mirrored back for a column below 0
+    with ``mirror`` (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`); ``statistic`` names the
+    release in the accountant's ledger. ``details``: ``bounds`` (the range, a private output),
+    ``epsilon_bounds``, ``epsilon_statistic`` and the range's parameters."""
     eps = check_epsilon(epsilon)
     eps_range, eps_main = split_epsilon(eps, range_share)
     aim = range_quantiles(qs) if quantiles is None else quantiles
     ranger = UnboundedRange(
-        epsilon=eps_range, quantiles=aim, neighbours=neighbours, numerics=numerics, ratio=ratio
+        epsilon=eps_range, quantiles=aim, neighbours=neighbours, numerics=numerics, ratio=ratio, mirror=mirror
     )
 
     def prepare(data: Any) -> tuple[Any, Any]:

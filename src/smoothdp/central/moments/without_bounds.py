@@ -3,9 +3,10 @@ clipped mechanism on a private range found from ε alone (docs/theory/moments.md
 
 Stage one spends ε₁ = f·ε (f = 1/4) on a range [ℓ, u] by two AboveThreshold walks on a ladder
 (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`; Durfee, NeurIPS 2023), aimed at the ranks
-(q, 1 − q) of the tails; the walks need no bound and no scale, and handle either sign. Stage two releases,
-with ε₂ = ε − ε₁, the bounded default on [ℓ, u] as if they were declared bounds: under substitution the
-clipped mean or variance (:class:`~smoothdp.central.moments.clipped.ClippedMean`,
+(q, 1 − q) of the tails; the walks need no bound and no scale, and a column below 0 is walked on −x and
+mirrored back (``mirror=True``: its end near 0 would otherwise be sought with the small target count q·n).
+Stage two releases, with ε₂ = ε − ε₁, the bounded default on [ℓ, u] as if they were declared bounds: under
+substitution the clipped mean or variance (:class:`~smoothdp.central.moments.clipped.ClippedMean`,
 :class:`~smoothdp.central.moments.clipped.ClippedVariance`), or from ε₂·n ≥ 2000 the same on a range swept
 inside [ℓ, u] (:class:`~smoothdp.central.moments.on_private_range.RangeMean`,
 :class:`~smoothdp.central.moments.on_private_range.RangeVariance`), which narrows an octave to the data's
@@ -151,6 +152,7 @@ def moment_without_bounds(
         range_share=RANGE_SHARE,
         statistic=statistic,
         ratio=LADDER_RATIO,
+        mirror=True,
     )
     found = release.details["bounds"]
     details = {**release.details, "bounds": capped_range(*found), "bounds_found": found, "range_tail": q}

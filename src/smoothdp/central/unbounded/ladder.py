@@ -20,11 +20,11 @@ test with ε_s = ``sign_share``·ε first asks whether x_(r) ≤ 0; the walk the
 0, and then the walk stops at its first steps, next to 0. ``lower=`` (``upper=``) declares a public bound
 on one side: one walk from it, no sign test.
 
-**Private range** (:class:`UnboundedRange`, :func:`~smoothdp.central.no_bounds.private_range`): the sign
-test of the median, then two such walks on an octave ladder by default (β = 2: few steps, so few chances of
-an early stop): the upper end u at or above x_(r_hi) by the walk up from 0, then the lower end by a walk
-down from u, at or below x_(r_lo); on −x, mirrored back, when the sign test puts the median below 0:
-bounds for a bounded mechanism, or the clipping range of a mean.
+**Private range** (:class:`UnboundedRange`, :func:`~smoothdp.central.no_bounds.private_range`):
+two such walks with ε/2 each on an octave ladder by default (β = 2: few steps, so few chances of an early
+stop): the upper end u at or above x_(r_hi) by the two-sided walk, then the lower end by a walk down from u,
+at or below x_(r_lo) (``mirror=True``: a sign test of the median first, and a column below 0 walked on −x,
+mirrored back): bounds for a bounded mechanism, or the clipping range of a mean.
 
 **Work** (what the run time can show): the data are sorted once (O(n log n)); the ladder is walked in public
 chunks of ``chunk`` steps, each one vectorised count and ``chunk`` noise draws, so the work is a function
@@ -52,7 +52,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_epsilon, check_in_range, check_int
+from smoothdp.validation import check_bool, check_epsilon, check_in_range, check_int
 
 __all__ = [
     "CAP",
@@ -421,22 +421,20 @@ class UnboundedQuantile(Mechanism):
 # A private range
 # ------------------------------------------------------------------------------------------------------------
 class UnboundedRange(Mechanism):
-    """Private bounds [ℓ, u] around the data with no bound known, from a sign test and two AboveThreshold
-    walks, ε/2 for the sign test and the first walk, ε/2 for the second
+    """Private bounds [ℓ, u] around the data with no bound known, from two AboveThreshold walks with ε/2 each
     (docs/theory/unbounded.md#a-private-range):
 
-    0. the two-sided walk's sign test for the median (:meth:`UnboundedQuantile.sign_test`): is it ≤ 0? (The
-       median, not x_(r_hi): its margin is n/2 ranks, where x_(r_hi)'s, (1 − q_hi)·n, may be smaller than
-       the test's noise; either branch is valid for a column that straddles 0.)
-    1. No: u by the walk up from 0 (``lower=0``) for q_hi, read at or above x_(r_hi); then ℓ by a walk *down
-       from u* (``upper=u``) for q_lo, read at or below x_(r_lo). Its ladder is measured from u, so its steps
-       are relative to the data's spread below u, not to their magnitude, and its target count
-       n + 1 − r_lo is large, so it does not stop on its first, empty steps.
-    2. Yes (the column lies below 0): the same on −x for (1 − q_hi, 1 − q_lo), mirrored back: the end
-       nearer 0 is then found by the walk down from the far end, as the lower end of positive data is.
-       (A walk from 0 for q_hi on −x would target a small count, n + 1 − r_hi, and stop on its first
-       empty steps: an upper end near 0 for data near −74.)
+    1. u: the two-sided walk (:class:`UnboundedQuantile`) for q_hi, read at or above x_(r_hi);
+    2. ℓ: a walk *down from u* (``upper=u``) for q_lo, read at or below x_(r_lo). Its ladder is measured from
+       u, so its steps are relative to the data's spread below u, not to their magnitude, and its target
+       count n + 1 − r_lo is large, so it does not stop on its first, empty steps.
 
+    On a column below 0 the first walk goes from 0 towards the end nearer 0, with the target count
+    n + 1 − r_hi of the mirrored records: for q_hi near 1 that count is small and the walk stops on its
+    first, empty steps (an upper end near 0 for longitudes near −74). ``mirror=True`` (the moments' clipping
+    range, whose q_hi is near 1) avoids it: the sign test of the median (its ε_s out of the first ε/2)
+    chooses a branch, and a column below 0 runs both walks on −x for (1 − q_hi, 1 − q_lo), mirrored back,
+    so that it gets exactly the range its positive twin gets (the far end first, then the near one).
     On an octave ladder by default. ℓ < u always (a release with ℓ ≥ u is widened to (ℓ − s, u + s),
     post-processing).
 
@@ -465,8 +463,10 @@ class UnboundedRange(Mechanism):
         sign_share: float = DEFAULT_SIGN_SHARE,
         chunk: int = DEFAULT_CHUNK,
         numerics: str = "exact",
+        mirror: bool = False,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
+        self.mirror = check_bool("mirror", mirror)
         try:
             q_lo, q_hi = quantiles
         except (TypeError, ValueError) as err:
@@ -481,8 +481,11 @@ class UnboundedRange(Mechanism):
         self._common: dict[str, Any] = {
             "neighbours": neighbours, "ratio": ratio, "floor": floor, "chunk": chunk, "numerics": numerics,
         }  # fmt: skip
-        #: The two-sided median walk whose sign test starts the range (its ε_s: is the median ≤ 0?), and
-        #: the budget left for the first walk.
+        self.top = UnboundedQuantile(
+            q_hi, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
+        )
+        #: ``mirror``: the two-sided median walk whose sign test starts the range (its ε_s: is the median
+        #: ≤ 0?), and the budget left for the first walk.
         self.sign = UnboundedQuantile(
             0.5, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
         )
@@ -509,6 +512,24 @@ class UnboundedRange(Mechanism):
         q = self._mirrored(direction)[1]
         return UnboundedQuantile(q, epsilon=self.epsilon_bottom, upper=top, side="below", **self._common)
 
+    def _ends(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
+        """u by the two-sided walk, then ℓ by the walk down from it."""
+        hi, _ = self.top.sample(sorted_x, rng)
+        low = self.bottom(hi)
+        lo, _ = low.sample(low._prepare(sorted_x), rng)
+        return lo, hi
+
+    def _mirrored_ends(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
+        """The median's sign test, then in its branch (on x, or on −x mirrored back) the far end by the walk
+        up from 0 and the near end by the walk down from it."""
+        direction = self.sign.sign_test(sorted_x, rng)
+        z = sorted_x if direction == "up" else -sorted_x[::-1]
+        first = self.top_walk(direction)
+        far, _ = first.sample(first._prepare(z), rng)
+        second = self.bottom(far, direction)
+        near, _ = second.sample(second._prepare(z), rng)
+        return (near, far) if direction == "up" else (-far, -near)
+
     @property
     def statistic_name(self) -> str:
         return "range"
@@ -518,13 +539,7 @@ class UnboundedRange(Mechanism):
 
     def sample(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
         """(ℓ, u) on prepared data, ℓ < u, no accountant."""
-        direction = self.sign.sign_test(sorted_x, rng)
-        z = sorted_x if direction == "up" else -sorted_x[::-1]
-        first = self.top_walk(direction)
-        far, _ = first.sample(first._prepare(z), rng)
-        second = self.bottom(far, direction)
-        near, _ = second.sample(second._prepare(z), rng)
-        lo, hi = (near, far) if direction == "up" else (-far, -near)
+        lo, hi = self._mirrored_ends(sorted_x, rng) if self.mirror else self._ends(sorted_x, rng)
         if lo >= hi:  # the second walk stopped at u itself: widen around u (post-processing of u)
             # by at least the ladder's floor and 2^-20·|u|: a width of the floor alone vanishes in the
             # rounding of a large u (u ± floor == u), which left ℓ = u and a bounded stage refusing them
@@ -540,6 +555,7 @@ class UnboundedRange(Mechanism):
             "epsilon_lower_end": self.epsilon_bottom,
             "ladder": {"ratio": self.sign.ladder.ratio, "floor": self.sign.ladder.floor},
             "sign_share": self.sign.sign_share,
+            "mirror": self.mirror,
         }
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
