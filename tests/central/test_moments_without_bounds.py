@@ -10,7 +10,8 @@ import pytest
 
 import smoothdp
 from smoothdp.accounting import Accountant, BudgetError
-from smoothdp.central.moments.without_bounds import RANGE_CAP, capped_range, tail_share
+from smoothdp.central.no_bounds import MOMENT_RANGE_CAP as RANGE_CAP
+from smoothdp.central.no_bounds import capped_range, tail_share
 from smoothdp.rng import default_rng
 
 X = np.random.default_rng(0).lognormal(3.0, 1.0, 2000)

@@ -187,6 +187,14 @@ def test_the_ledger_moved_away_during_a_run(tmp_path, ledger):
     assert late and all(r["status"] == 2 for r in late)
 
 
+def _verifies(acc: smoothdp.Accountant, head: str) -> bool:
+    try:
+        acc.verify(anchor=head)
+    except smoothdp.ledger.LedgerError:
+        return False
+    return True
+
+
 def test_the_ledger_replaced_by_an_older_copy_during_a_run(tmp_path, ledger):
     """A rollback by someone who may write the folder: each file stays within its total, every printed
     release is in the file it was charged to, and the heads printed before the swap no longer verify on
@@ -201,9 +209,10 @@ def test_the_ledger_replaced_by_an_older_copy_during_a_run(tmp_path, ledger):
     results = launch(tmp_path, [{"argv": release(d, ledger)} for d in data], actions=swap, slow=True)
     found = check_invariants([old, ledger], results, data, total=5.0)
     if found[old]:
-        first = min((int(h.split(":")[0]), h) for h in printed(results).values())[1]
+        # Some head printed before the swap verifies on the old file. (Which one is a race: both files
+        # number their charges from 1, so the head with the smallest number may be the new file's.)
         with smoothdp.Accountant.open(old) as acc:
-            acc.verify(anchor=first)
+            assert any(_verifies(acc, head) for head in printed(results).values())
         with (
             smoothdp.Accountant.open(ledger) as acc,
             pytest.raises(smoothdp.ledger.LedgerError, match="anchor"),

@@ -208,7 +208,7 @@ def mean(
     bounds
         Public ``(lower, upper)``; the release lies in them (``clamp=True``). ``None``: no bounds at all,
         the clipped mean on a private range found with 1/4 of ε
-        (:mod:`smoothdp.central.moments.without_bounds`; ``method="auto"`` only; NaN → 0).
+        (:func:`smoothdp.central.no_bounds.moment_without_bounds`; ``method="auto"`` only; NaN → 0).
     neighbours
         ``"substitution"`` (default: one record replaced, n public) or ``"add_remove"`` (n private; empty
         x allowed).
@@ -339,8 +339,8 @@ def _without_bounds(
     **unused: Any,
 ) -> Release:
     """``bounds=None``: checks the options that apply, then
-    :func:`~smoothdp.central.moments.without_bounds.moment_without_bounds`."""
-    from smoothdp.central.moments.without_bounds import moment_without_bounds
+    :func:`~smoothdp.central.no_bounds.moment_without_bounds`."""
+    from smoothdp.central.no_bounds import moment_without_bounds
 
     relation = neighbours_of(neighbours)
     if method != "auto":
@@ -443,8 +443,9 @@ def var(
     ``"noisy_moments"`` (noisy count, sum and sum of squares,
     :class:`~smoothdp.central.moments.noisy_sums.NoisyMoments`). The release is clamped into
     [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). ``bounds=None``: the clipped
-    variance on a private range found with 1/4 of ε (:mod:`smoothdp.central.moments.without_bounds`). Other
-    arguments as :func:`mean`; ``delta`` must be 0.
+    variance on a private range found with 1/4 of ε
+    (:func:`smoothdp.central.no_bounds.moment_without_bounds`). Other arguments as :func:`mean`; ``delta``
+    must be 0.
     """
     return _variance(
         x, root=False, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
