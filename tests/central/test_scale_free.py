@@ -13,7 +13,12 @@ import pytest
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
-from new_mechanism_cases import lattice_mass_between, lattice_point_mass  # the atoms, independently
+from new_mechanism_cases import (  # the atoms, independently
+    LATTICE_LEVELS,
+    _level_points_between,
+    lattice_mass_between,
+    lattice_point_mass,
+)
 
 from smoothdp.central.choose import choose_unbounded_method
 from smoothdp.central.unbounded.ladder import CAP, prepare_unbounded
@@ -118,7 +123,7 @@ def test_inside_a_piece_the_lattice_points_and_the_continuum_share_its_mass():
     assert _chisquare(counts, probabilities, sum(counts)) > 1e-3
 
 
-@pytest.mark.parametrize("value", [62.5, 9.99, 0.25, -3.75, 1994.0, 12.3456])
+@pytest.mark.parametrize("value", [62.5, 9.99, 0.25, -3.75, 1994.0, 12.3456, -3.14159265, 40.712776])
 def test_values_tied_at_few_digits_are_released_exactly(value):
     # 200 copies at ε = 1: the atom at the value has utility 0 and the rest of the line utility 100
     mech = ScaleFreeQuantile(0.5, epsilon=1.0)
@@ -162,11 +167,31 @@ class _Counter:
 @pytest.mark.parametrize(("level", "lo", "hi"), [(1, -1.0, 1.0), (6, -0.35, 0.2), (0, -3.5, -1.5)])
 def test_a_piece_around_zero_draws_each_lattice_point_but_zero_once(level, lo, hi):
     # with a floor of 1 the core piece (−1, 1) holds lattice points; 0 among them belongs to its own atom
-    counts = lattice_counts(np.array([lo]), np.array([hi]))[:, 0]
-    m = int(counts[level])
+    m = _level_points_between(*LATTICE_LEVELS[level], lo, hi)
     rng = _Counter()
     drawn = [ScaleFreeQuantile._lattice_point(level, lo, m, rng) for _ in range(m)]
     spacing = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.1][level]
     ks = range(math.floor(lo / spacing) - 1, math.ceil(hi / spacing) + 2)
     expected = [k * spacing if level < 6 else k / 10 for k in ks]
     assert drawn == [y for y in expected if lo < y < hi and y != 0.0]
+
+
+@pytest.mark.parametrize("floor", [S, 2.0**-20, 1.0])
+def test_each_piece_holds_the_lattice_points_an_independent_count_finds(floor):
+    # pieces end at order statistics or at ±s; each level's count against exact rational counting (0 left
+    # out), on records that are lattice points, near them, beyond the reach, and on both sides of 0
+    gen = np.random.default_rng(13)
+    x = np.sort(
+        np.concatenate(
+            [
+                gen.normal(0.0, 3.0, 40).round(3),
+                gen.uniform(-1e-3, 1e-3, 10),
+                [-(2.0**20), 2.0**20, 2.0**20 + 0.5, -3e6, 1e-9, 0.0, 0.1, 0.1 + 2.0**-50],
+            ]
+        )
+    )
+    pieces = scale_free_pieces(x, floor)
+    counts = lattice_counts(np.concatenate(([-CAP], x, [CAP])), pieces, floor)
+    for i, (lo, hi) in enumerate(zip(pieces[0], pieces[1], strict=True)):
+        expected = [_level_points_between(p, q, lo, hi) for p, q in LATTICE_LEVELS]
+        assert counts[:, i].tolist() == expected, (lo, hi)

@@ -195,9 +195,12 @@ def _mu(u: float, v: float, s: float) -> mp.mpf:
         return big_g(v) - big_g(u)
 
 
-# The documented atoms: the multi-scale lattice (multiples of 1/32, decimals with ≤ 4 places), level σ = P/Q
+# The documented atoms: multiples of 1/32 and decimals with ≤ 8 places (levels σ = P/Q),
 # with points fl(k·P/Q), mass 2^-14·fl(σ) each, at the points with 0 < |p| ≤ 2^20 (0 has its own atom).
-LATTICE_LEVELS = ((1, 1), (1, 2), (1, 4), (1, 8), (1, 16), (1, 32), (1, 10), (1, 100), (1, 1000), (1, 10000))
+LATTICE_LEVELS = (
+    *((1, 2**k) for k in range(6)),
+    *((1, 10**k) for k in range(1, 9)),
+)
 LATTICE_REACH = 2**20
 
 

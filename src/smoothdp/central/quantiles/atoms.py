@@ -184,13 +184,10 @@ class Level:
         np.maximum(counts, 0.0, out=counts)
         return counts, on
 
-    def open_counts(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> NDArray[np.float64]:
-        """#Λ ∩ (lo_i, hi_i) for each pair, lo ≤ hi elementwise, all in [−p(K), p(K)] (the caller clips):
-        F(hi) − [hi ∈ Λ] − F(lo), as :meth:`scan_within` for consecutive edges (0 for lo = hi)."""
-        k_lo, _ = self._floor_and_on(np.asarray(lo, dtype=np.float64))
-        k_hi, on_hi = self._floor_and_on(np.asarray(hi, dtype=np.float64))
-        counts: NDArray[np.float64] = np.maximum(k_hi - on_hi - k_lo, 0.0)
-        return counts
+    def floor_within(self, v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """(F(v), v ∈ Λ) for values in [−p(K), p(K)] (the caller clips). The number of points in an open
+        interval (lo, hi) of such values is then F(hi) − [hi ∈ Λ] − F(lo), as in :meth:`scan_within`."""
+        return self._floor_and_on(np.asarray(v, dtype=np.float64))
 
     def contains(self, v: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Whether each value is a point p(k), |k| ≤ K: with k = rint(v/fl(σ)), v = p(k) and |k| ≤ K.

@@ -8,10 +8,11 @@ the real line. Here the base measure has the density
 
 s = ``floor`` (default 2^-30): uniform near 0 and log-uniform beyond, so that every octave of magnitude
 carries the same mass ln 2 whatever the data's units (total mass 2(1 + ln(2^1021/s)) ≈ 1460), plus an atom
-of mass 1 at 0 (tied zeros are common: counts, amounts) and the atoms of the bounded mechanism's default
+of mass 1 at 0 (tied zeros are common: counts, amounts) and lattice atoms: the bounded mechanism's default
 multi-scale lattice (:data:`~smoothdp.central.quantiles.atoms.MULTISCALE`: every multiple of 1/32 and every
-decimal with at most four places), mass 2^-14·σ_ℓ at each non-zero point of level ℓ up to 2^20 in magnitude
-(128 per level): tied ages, years, half-years, prices in cents, temperatures in tenths are released exactly.
+decimal with at most four places) and the decimals with five to eight places, mass 2^-14·σ_ℓ at each
+non-zero point of level ℓ up to 2^20 in magnitude (128 per level): tied ages, years, half-years, prices in
+cents, temperatures in tenths, coordinates to six places are released exactly.
 The output density with respect to it is
 
     p_x(y) ∝ exp(−ε′·u(y)/2),   u(y) = dist(t, [#{x_i < y}, #{x_i ≤ y}])
@@ -45,7 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.quantiles import exact_categorical, log_weight_margin, rational_choice, target_rank
-from smoothdp.central.quantiles.atoms import MULTISCALE, Atoms, build_atoms
+from smoothdp.central.quantiles.atoms import MULTISCALE_SPACINGS, Atoms, check_lattice
 from smoothdp.central.unbounded.ladder import CAP, DEFAULT_FLOOR, prepare_unbounded
 from smoothdp.exact import (
     OutputGrid,
@@ -63,6 +64,7 @@ from smoothdp.validation import check_epsilon, check_in_range
 __all__ = [
     "LATTICE_ATOMS",
     "LATTICE_REACH",
+    "LATTICE_SPACINGS",
     "ZERO_MASS",
     "ScaleFreeQuantile",
     "lattice_counts",
@@ -73,8 +75,19 @@ __all__ = [
 #: Mass of the atom at 0 in the base measure (the uniform core [−s, s] has mass 2): tied zeros (counts,
 #: amounts, indicators) are released as 0 itself.
 ZERO_MASS = 1.0
-#: The lattice atoms: the bounded default's multi-scale lattice, mass 2^-14·σ_ℓ per point of level ℓ.
-LATTICE_ATOMS: Atoms = build_atoms(MULTISCALE)  # type: ignore[assignment]  # a lattice: never None
+#: The lattice's levels: the bounded default's multi-scale lattice (multiples of 1/32, decimals with at
+#: most four places) and the decimals with five to eight places, so that a column tied at a measured value
+#: (coordinates, rates) has an atom; each level weighs 128 within the reach, so the four extra levels add
+#: 512 to the base measure's total.
+LATTICE_SPACINGS: tuple[float, ...] = (
+    *(p / q for p, q in MULTISCALE_SPACINGS),
+    1e-5,
+    1e-6,
+    1e-7,
+    1e-8,
+)
+#: The lattice atoms: mass 2^-14·σ_ℓ per point of level ℓ.
+LATTICE_ATOMS = Atoms(check_lattice(LATTICE_SPACINGS))
 #: The largest magnitude of a lattice atom: each level's atoms then weigh 2^-14·σ·(2·2^20/σ) = 128 in all.
 LATTICE_REACH = 2.0**20
 #: The float just above the reach: an open piece clipped to ±this holds exactly the points of magnitude ≤ 2^20
@@ -103,14 +116,25 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
     return out
 
 
-def lattice_counts(starts: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
-    """#{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and piece (columns), exactly
-    (the ends clipped to ±(2^20)⁺ first, :meth:`~smoothdp.central.quantiles.atoms.Level.open_counts`); 0,
-    a point of every level, is left out: it carries its own atom."""
-    a = np.clip(starts, -_REACH_EDGE, _REACH_EDGE)
-    b = np.clip(ends, -_REACH_EDGE, _REACH_EDGE)
-    straddles_zero = (a < 0.0) & (b > 0.0)
-    counts = np.stack([level.open_counts(a, b) for level in LATTICE_ATOMS.levels])
+def lattice_counts(
+    edges: NDArray[np.float64], pieces: tuple[NDArray[np.float64], ...], floor: float
+) -> NDArray[np.float64]:
+    """#{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and piece (columns) of
+    :func:`scale_free_pieces`, exactly. Every piece ends at an order statistic of ``edges`` (the padded sorted
+    records) or at ±s, so each level's floor F is computed once per edge and cut, on the values clipped to
+    ±(2^20)⁺; the count of (lo, hi) is F(hi) − [hi ∈ Λ] − F(lo)
+    (:meth:`~smoothdp.central.quantiles.atoms.Level.floor_within`). 0, a point of every level, is left
+    out: it carries its own atom."""
+    starts, ends, _, index, _ = pieces
+    size = edges.size
+    values = np.clip(np.concatenate((edges, [-floor, floor])), -_REACH_EDGE, _REACH_EDGE)
+    at_start = np.where(starts == edges[index], index, np.where(starts == -floor, size, size + 1))
+    at_end = np.where(ends == edges[index + 1], index + 1, np.where(ends == -floor, size, size + 1))
+    straddles_zero = (values[at_start] < 0.0) & (values[at_end] > 0.0)
+    counts = np.empty((len(LATTICE_ATOMS.levels), starts.size))
+    for row, level in enumerate(LATTICE_ATOMS.levels):
+        k, on = level.floor_within(values)
+        counts[row] = np.maximum(k[at_end] - on[at_end] - k[at_start], 0.0)
     out: NDArray[np.float64] = counts - straddles_zero
     return out
 
@@ -238,10 +262,10 @@ class ScaleFreeQuantile(Mechanism):
         returns ((pieces..., counts), atom values, log w)."""
         n = int(sorted_x.size)
         pieces = scale_free_pieces(sorted_x, self.floor)
-        starts, ends, masses, index, _ = pieces
+        _, _, masses, index, _ = pieces
         coef = 0.5 * self.epsilon_used(n)
         t = self.target(n)
-        counts = lattice_counts(starts, ends)
+        counts = lattice_counts(np.concatenate(([-CAP], sorted_x, [CAP])), pieces, self.floor)
         atom_mass = np.asarray(LATTICE_ATOMS.masses) @ counts
         with np.errstate(divide="ignore"):
             logw = np.log(masses + atom_mass) - coef * np.abs(index - t)
@@ -293,7 +317,8 @@ class ScaleFreeQuantile(Mechanism):
                 "bounds": None,
                 "base_measure": (
                     f"uniform on [-{self.floor:g}, {self.floor:g}], 1/|y| beyond, up to 2^1021; atoms: 1 "
-                    "at 0, 2^-14·σ at the multi-scale lattice's points up to 2^20"
+                    "at 0, 2^-14·σ at the lattice's points (multiples of 1/32, decimals to 8 places) "
+                    "up to 2^20"
                 ),
                 "epsilon_in_weights": self.epsilon_used(int(prepared.size)),
             },
