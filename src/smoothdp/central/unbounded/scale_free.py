@@ -93,6 +93,10 @@ LATTICE_REACH = 2.0**20
 #: The float just above the reach: an open piece clipped to ±this holds exactly the points of magnitude ≤ 2^20
 #: (the next point of every level is at least 2^20 + 2^-14 away).
 _REACH_EDGE = math.nextafter(LATTICE_REACH, math.inf)
+#: The pieces of :func:`scale_free_pieces`: (starts, ends, base-measure masses, interval index, kind).
+Pieces = tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int8]
+]
 #: Relative error of the float piece masses (≤ 2^-40, plus the L + 1 roundings of adding the atoms' masses),
 #: charged as an extra log-weight error (the piece weights and the split of a piece between its continuum
 #: and its atoms use the float masses).
@@ -116,9 +120,7 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
     return out
 
 
-def lattice_counts(
-    edges: NDArray[np.float64], pieces: tuple[NDArray[np.float64], ...], floor: float
-) -> NDArray[np.float64]:
+def lattice_counts(edges: NDArray[np.float64], pieces: Pieces, floor: float) -> NDArray[np.float64]:
     """#{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and piece (columns) of
     :func:`scale_free_pieces`, exactly. Every piece ends at an order statistic of ``edges`` (the padded sorted
     records) or at ±s, so each level's floor F is computed once per edge and cut, on the values clipped to
@@ -150,11 +152,7 @@ def lattice_point_masses(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def scale_free_pieces(
-    sorted_x: NDArray[np.float64], floor: float
-) -> tuple[
-    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int8]
-]:
+def scale_free_pieces(sorted_x: NDArray[np.float64], floor: float) -> Pieces:
     """The pieces of the line between the order statistics (padded with ±2^1021), cut at ±s:
     (starts, ends, base-measure masses, interval index j = #{x < y} inside, kind: 0 uniform, 1 log-uniform
     positive, −1 log-uniform negative). Masses: length/s inside [−s, s], log1p((v − u)/u) on [u, v] beyond s
