@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath as mp
@@ -191,7 +192,11 @@ def test_each_piece_holds_the_lattice_points_an_independent_count_finds(floor):
         )
     )
     pieces = scale_free_pieces(x, floor)
-    counts = lattice_counts(np.concatenate(([-CAP], x, [CAP])), pieces, floor)
+    edges = np.concatenate(([-CAP], x, [CAP]))
+    counts, edge_mass = lattice_counts(edges, pieces, floor)
     for i, (lo, hi) in enumerate(zip(pieces[0], pieces[1], strict=True)):
         expected = [_level_points_between(p, q, lo, hi) for p, q in LATTICE_LEVELS]
         assert counts[:, i].tolist() == expected, (lo, hi)
+    assert [Fraction(m) for m in edge_mass] == pytest.approx(
+        [lattice_point_mass(e) for e in edges], rel=2**-48
+    )

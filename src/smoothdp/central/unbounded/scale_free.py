@@ -68,7 +68,6 @@ __all__ = [
     "ZERO_MASS",
     "ScaleFreeQuantile",
     "lattice_counts",
-    "lattice_point_masses",
     "scale_free_pieces",
 ]
 
@@ -120,11 +119,15 @@ def _log_ratio(u: NDArray[np.float64], v: NDArray[np.float64], ok: NDArray[np.bo
     return out
 
 
-def lattice_counts(edges: NDArray[np.float64], pieces: Pieces, floor: float) -> NDArray[np.float64]:
-    """#{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and piece (columns) of
-    :func:`scale_free_pieces`, exactly. Every piece ends at an order statistic of ``edges`` (the padded sorted
-    records) or at ±s, so each level's floor F is computed once per edge and cut, on the values clipped to
-    ±(2^20)⁺; the count of (lo, hi) is F(hi) − [hi ∈ Λ] − F(lo)
+def lattice_counts(
+    edges: NDArray[np.float64], pieces: Pieces, floor: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(counts, edge masses). counts: #{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and
+    piece (columns) of :func:`scale_free_pieces`, exactly; edge masses: Σ_{ℓ: e ∈ Λ_ℓ} c_ℓ for each edge
+    with 0 < |e| ≤ 2^20 (0 elsewhere: off the lattice, 0 itself, or beyond the reach), a float sum of at most
+    L positive terms. Every piece ends at an order statistic of ``edges`` (the padded sorted records) or at
+    ±s, so each level's floor F, and whether a value is a point, is computed once per edge and cut, on the
+    values clipped to ±(2^20)⁺; the count of (lo, hi) is F(hi) − [hi ∈ Λ] − F(lo)
     (:meth:`~smoothdp.central.quantiles.atoms.Level.floor_within`). 0, a point of every level, is left
     out: it carries its own atom."""
     starts, ends, _, index, _ = pieces
@@ -134,22 +137,14 @@ def lattice_counts(edges: NDArray[np.float64], pieces: Pieces, floor: float) -> 
     at_end = np.where(ends == edges[index + 1], index + 1, np.where(ends == -floor, size, size + 1))
     straddles_zero = (values[at_start] < 0.0) & (values[at_end] > 0.0)
     counts = np.empty((len(LATTICE_ATOMS.levels), starts.size))
-    for row, level in enumerate(LATTICE_ATOMS.levels):
+    edge_mass = np.zeros(size)
+    for row, (level, c) in enumerate(zip(LATTICE_ATOMS.levels, LATTICE_ATOMS.masses, strict=True)):
         k, on = level.floor_within(values)
         counts[row] = np.maximum(k[at_end] - on[at_end] - k[at_start], 0.0)
+        edge_mass += c * on[:size]
+    edge_mass[(edges == 0.0) | (np.abs(edges) > LATTICE_REACH)] = 0.0
     out: NDArray[np.float64] = counts - straddles_zero
-    return out
-
-
-def lattice_point_masses(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Σ_{ℓ: v ∈ Λ_ℓ} c_ℓ for each value with 0 < |v| ≤ 2^20 (0 elsewhere: off the lattice, 0 itself, or
-    beyond the reach); a float sum of at most L positive terms."""
-    v = np.asarray(values, dtype=np.float64)
-    within = (v != 0.0) & (np.abs(v) <= LATTICE_REACH)
-    out = np.zeros(v.shape)
-    for level, c in zip(LATTICE_ATOMS.levels, LATTICE_ATOMS.masses, strict=True):
-        out += c * (level.contains(v) & within)
-    return out
+    return out, edge_mass
 
 
 def scale_free_pieces(sorted_x: NDArray[np.float64], floor: float) -> Pieces:
@@ -263,12 +258,13 @@ class ScaleFreeQuantile(Mechanism):
         _, _, masses, index, _ = pieces
         coef = 0.5 * self.epsilon_used(n)
         t = self.target(n)
-        counts = lattice_counts(np.concatenate(([-CAP], sorted_x, [CAP])), pieces, self.floor)
+        counts, edge_mass = lattice_counts(np.concatenate(([-CAP], sorted_x, [CAP])), pieces, self.floor)
         atom_mass = np.asarray(LATTICE_ATOMS.masses) @ counts
         with np.errstate(divide="ignore"):
             logw = np.log(masses + atom_mass) - coef * np.abs(index - t)
         values = np.union1d(sorted_x, [0.0])  # 0 carries its atom whether or not it is a data value
-        point_mass = np.where(values == 0.0, ZERO_MASS, lattice_point_masses(values))
+        first = np.minimum(np.searchsorted(sorted_x, values, side="left"), n - 1)  # edge first + 1: the value
+        point_mass = np.where(values == 0.0, ZERO_MASS, edge_mass[first + 1])
         atoms, point_mass = values[point_mass > 0.0], point_mass[point_mass > 0.0]
         below = np.searchsorted(sorted_x, atoms, side="left").astype(np.float64)
         at_most = np.searchsorted(sorted_x, atoms, side="right").astype(np.float64)
