@@ -16,9 +16,9 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
 from new_mechanism_cases import (  # the atoms, independently
     LATTICE_LEVELS,
-    _level_points_between,
     lattice_mass_between,
     lattice_point_mass,
+    level_points_between,
 )
 
 from smoothdp.central.choose import choose_unbounded_method
@@ -168,7 +168,7 @@ class _Counter:
 @pytest.mark.parametrize(("level", "lo", "hi"), [(1, -1.0, 1.0), (6, -0.35, 0.2), (0, -3.5, -1.5)])
 def test_a_piece_around_zero_draws_each_lattice_point_but_zero_once(level, lo, hi):
     # with a floor of 1 the core piece (−1, 1) holds lattice points; 0 among them belongs to its own atom
-    m = _level_points_between(*LATTICE_LEVELS[level], lo, hi)
+    m = level_points_between(*LATTICE_LEVELS[level], lo, hi)
     rng = _Counter()
     drawn = [ScaleFreeQuantile._lattice_point(level, lo, m, rng) for _ in range(m)]
     spacing = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.1][level]
@@ -195,7 +195,7 @@ def test_each_piece_holds_the_lattice_points_an_independent_count_finds(floor):
     edges = np.concatenate(([-CAP], x, [CAP]))
     counts, edge_mass = lattice_counts(edges, pieces, floor)
     for i, (lo, hi) in enumerate(zip(pieces[0], pieces[1], strict=True)):
-        expected = [_level_points_between(p, q, lo, hi) for p, q in LATTICE_LEVELS]
+        expected = [level_points_between(p, q, lo, hi) for p, q in LATTICE_LEVELS]
         assert counts[:, i].tolist() == expected, (lo, hi)
     assert [Fraction(m) for m in edge_mass] == pytest.approx(
         [lattice_point_mass(e) for e in edges], rel=2**-48

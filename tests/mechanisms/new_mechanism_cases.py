@@ -208,7 +208,7 @@ def _level_mass(p: int, q: int) -> Fraction:
     return Fraction(2.0**-14 * (p / q))
 
 
-def _level_points_between(p: int, q: int, u: float, v: float) -> int:
+def level_points_between(p: int, q: int, u: float, v: float) -> int:
     """#{k : u < fl(k·p/q) < v, 1 ≤ |k| ≤ K}, K = ⌊2^20·q/p⌋: exact arithmetic for the k far from both ends
     (k·σ at least 2σ inside), float points fl(k·p/q) (Python's correctly rounded int division) near them."""
     big_k = (LATTICE_REACH * q) // p
@@ -229,9 +229,7 @@ def _level_points_between(p: int, q: int, u: float, v: float) -> int:
 
 def lattice_mass_between(u: float, v: float) -> Fraction:
     """The lattice atoms' mass in the open interval (u, v), exactly."""
-    return sum(
-        (_level_mass(p, q) * _level_points_between(p, q, u, v) for p, q in LATTICE_LEVELS), Fraction(0)
-    )
+    return sum((_level_mass(p, q) * level_points_between(p, q, u, v) for p, q in LATTICE_LEVELS), Fraction(0))
 
 
 def lattice_point_mass(v: float) -> Fraction:

@@ -227,17 +227,11 @@ def tail_share(*, n: int | None, epsilon: float) -> float:
 def capped_range(lo: float, hi: float) -> tuple[float, float]:
     """[ℓ, u] (ℓ < u) clipped into [−2^250, 2^250] (post-processing); a range wholly beyond one end becomes
     that end's top octave, (2^249, 2^250) or (−2^250, −2^249), so that lower < upper always."""
-    a, b = (
-        min(max(lo, -MOMENT_RANGE_CAP), MOMENT_RANGE_CAP),
-        min(max(hi, -MOMENT_RANGE_CAP), MOMENT_RANGE_CAP),
-    )
+    cap = MOMENT_RANGE_CAP
+    a, b = min(max(lo, -cap), cap), min(max(hi, -cap), cap)
     if a < b:
         return a, b
-    return (
-        (0.5 * MOMENT_RANGE_CAP, MOMENT_RANGE_CAP)
-        if b > 0.0
-        else (-MOMENT_RANGE_CAP, -0.5 * MOMENT_RANGE_CAP)
-    )
+    return (0.5 * cap, cap) if b > 0.0 else (-cap, -0.5 * cap)
 
 
 def moment_without_bounds(
@@ -316,8 +310,8 @@ def moment_without_bounds(
         cls_var = NoisyMoments if add_remove else (RangeVariance if sweep else ClippedVariance)
         return cls_var(epsilon=eps_main, bounds=bounds, ddof=ddof, root=statistic == "std", **options)
 
-    if n is not None:  # the widest second stage, built before any data is read (public: ε, n, ddof)
-        widest, eps_main = (-MOMENT_RANGE_CAP, MOMENT_RANGE_CAP), eps * (1.0 - RANGE_SHARE)
+    if n is not None:  # the widest second stage's noise, built before any data is read (public: ε, n, ddof)
+        widest, eps_main = (-MOMENT_RANGE_CAP, MOMENT_RANGE_CAP), split_epsilon(eps, RANGE_SHARE)[1]
         if statistic == "mean":
             mean_noise(noise, widest, max(n, 1), eps_main)
         elif n > 1:

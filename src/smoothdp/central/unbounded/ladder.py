@@ -496,7 +496,7 @@ class UnboundedRange(Mechanism):
         self.guarantee = PureDP(self.epsilon, neighbours=self.sign.relation)
         self.calibration = None
 
-    def _mirrored(self, direction: str) -> tuple[float, float]:
+    def _branch_quantiles(self, direction: str) -> tuple[float, float]:
         """(q of the far end, q of the near end) for the branch: (q_hi, q_lo) on x, (1 − q_lo, 1 − q_hi) on
         −x."""
         q_lo, q_hi = self.quantiles
@@ -504,12 +504,12 @@ class UnboundedRange(Mechanism):
 
     def top_walk(self, direction: str) -> UnboundedQuantile:
         """The first walk of the branch the sign test chose: up from 0 (on −x for ``"down"``)."""
-        q = self._mirrored(direction)[0]
+        q = self._branch_quantiles(direction)[0]
         return UnboundedQuantile(q, epsilon=self.epsilon_walk, lower=0.0, side="above", **self._common)
 
     def bottom(self, top: float, direction: str = "up") -> UnboundedQuantile:
         """The second walk: down from the first one's output ``top`` (a private output, public from now)."""
-        q = self._mirrored(direction)[1]
+        q = self._branch_quantiles(direction)[1]
         return UnboundedQuantile(q, epsilon=self.epsilon_bottom, upper=top, side="below", **self._common)
 
     def _ends(self, sorted_x: NDArray[np.float64], rng: np.random.Generator) -> tuple[float, float]:
