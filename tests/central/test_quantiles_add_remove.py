@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import smoothdp
-from smoothdp.central import quantile_api
+from smoothdp.central import moments_api, quantile_api
 from smoothdp.central.quantiles import ExponentialQuantile, RecursiveQuantiles
 from smoothdp.central.quantiles.atom_selection import coarse_to_fine
 from smoothdp.central.quantiles.em_samplers import split_target
@@ -64,13 +64,18 @@ def test_the_entry_points_never_read_n_under_add_remove(monkeypatch):
     def refuse(x):
         raise AssertionError("n was read")
 
-    monkeypatch.setattr(quantile_api, "_public_n", refuse)
+    monkeypatch.setattr(quantile_api, "public_size", refuse)
+    monkeypatch.setattr(moments_api, "public_size", refuse)
     x = np.arange(50.0)
     smoothdp.median(x, epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)
     smoothdp.quantile(x, 0.9, epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)
     smoothdp.quantiles(x, [0.1, 0.5, 0.9], epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)
+    for moment in (smoothdp.mean, smoothdp.var, smoothdp.std):
+        moment(x, epsilon=1.0, bounds=(0, 100), neighbours="add_remove", rng=2)
     with pytest.raises(AssertionError, match="n was read"):
         smoothdp.median(x, epsilon=1.0, bounds=(0, 100), rng=2)  # substitution reads the public n
+    with pytest.raises(AssertionError, match="n was read"):
+        smoothdp.mean(x, epsilon=1.0, bounds=(0, 100), rng=2)
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike
-from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
+from smoothdp.scale.engine import as_records, check_engine, public_size
 from smoothdp.validation import check_bool, check_bounds, check_delta, check_epsilon
 
 __all__ = ["MEAN_METHODS", "VARIANCE_METHODS", "mean", "std", "var"]
@@ -65,15 +65,6 @@ VARIANCE_METHODS = {
     "substitution": ("auto", "clipped", "private_range"),
     "add_remove": ("auto", "noisy_moments"),
 }
-
-
-def public_size(x: Any) -> int:
-    """n = len(x), public under substitution (the shape; a Dask column of unknown length is counted)."""
-    if isinstance(x, Records):
-        return x.n
-    if is_dask_collection(x):
-        return dask_length(x)
-    return int(np.size(x))
 
 
 def _method(method: Any, neighbours: str, table: dict[str, tuple[str, ...]], what: str) -> str:

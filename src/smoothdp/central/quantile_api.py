@@ -53,7 +53,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
 from smoothdp.release import Release
 from smoothdp.rng import SeedLike
-from smoothdp.scale.engine import Records, as_records, check_engine, dask_length, is_dask_collection
+from smoothdp.scale.engine import as_records, check_engine, public_size
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
 __all__ = ["quantile", "quantiles"]
@@ -117,7 +117,7 @@ def quantile(
     elif method == "unbounded":
         raise ValueError("method='unbounded' needs bounds=None (it looks for the quantile without bounds)")
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "exponential"))
-    n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
+    n = 0 if add_remove else public_size(x)  # under add/remove n is private: nothing below may read it
     check_atom_choice(atoms, "add_remove" if add_remove else "substitution")
     if add_remove and method == "auto":
         method = "exponential"
@@ -235,7 +235,7 @@ def quantiles(
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
     check_atom_choice(atoms, "add_remove")  # the value (JointExp runs its test under substitution too)
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "recursive", "exponential"))
-    n = 0 if add_remove else _public_n(x)  # under add/remove n is private: nothing below may read it
+    n = 0 if add_remove else public_size(x)  # under add/remove n is private: nothing below may read it
     unique, inverse = np.unique(qarr, return_inverse=True)
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
@@ -338,16 +338,6 @@ def _add_remove(neighbours: Any, method: str, bounds: Any, *, supported: tuple[s
             "with neighbours='add_remove'"
         )
     return True
-
-
-def _public_n(x: Any) -> int:
-    """n, public under substitution (the shape, not the values; a Dask column of unknown length is
-    counted, one pass)."""
-    if isinstance(x, Records):
-        return x.n
-    if is_dask_collection(x):
-        return dask_length(x)
-    return int(np.size(x))
 
 
 def _no_noise_options(noise: str, delta: float, beta: float | None, options: dict[str, Any]) -> None:

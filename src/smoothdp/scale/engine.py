@@ -55,6 +55,7 @@ __all__ = [
     "dask_length",
     "is_dask_collection",
     "prepare_block",
+    "public_size",
 ]
 
 #: The engine names ``engine=`` accepts (besides a ``dask.distributed.Client``).
@@ -444,6 +445,16 @@ def dask_length(x: Any, name: str = "x") -> int:
     if np.isnan(column.shape[0]):
         column = column.compute_chunk_sizes()
     return int(column.shape[0])
+
+
+def public_size(x: Any) -> int:
+    """n = len(x), public under substitution (the shape, not the values; a dask column of unknown length
+    is counted, one pass). Under add/remove n is private: callers must not read it there."""
+    if isinstance(x, Records):
+        return x.n
+    if is_dask_collection(x):
+        return dask_length(x)
+    return int(np.size(x))
 
 
 def as_records(
