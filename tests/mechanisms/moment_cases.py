@@ -146,10 +146,10 @@ def _widen(a: float, b: float, lo: float, hi: float) -> tuple[tuple[float, float
 
 
 def _test_fires(x: Any, rng_: tuple[float, float], eps: float) -> float:
-    """P(#{x < a} + #{x > b} + ν > ⌈2.5/ε⌉), ν discrete Laplace with scale 1/ε, from the pmf."""
+    """P(#{x < a} + #{x > b} + ν > ⌈1.5/ε⌉), ν discrete Laplace with scale 1/ε, from the pmf."""
     v = np.asarray(x, float)
     clipped = int(np.sum(v < rng_[0]) + np.sum(v > rng_[1]))
-    return float(1.0 - _dlap_below(np.array([math.ceil(2.5 / eps) - clipped + 1]), 1.0 / eps)[0])
+    return float(1.0 - _dlap_below(np.array([math.ceil(1.5 / eps) - clipped + 1]), 1.0 / eps)[0])
 
 
 def two_stage_loss(mech: Any, x: Any, x2: Any, d: float) -> float:

@@ -15,7 +15,7 @@ The range stage, with f·ε: a third of it finds [a, b], then
 * **reverting**: the declared bounds are used instead when the widened range covers at least θ = 45% of
   them (a range that wide buys little: at most 1/0.45 in noise, and clipping then has the most to lose,
   e.g. records massed at a bound past a gap), or when a noisy count of the records the widened range
-  would clip, with the other two thirds of f·ε, exceeds 2.5 noise scales. The count is the safeguard of
+  would clip, with the other two thirds of f·ε, exceeds 1.5 noise scales. The count is the safeguard of
   the sweeps: they cannot tell an empty stretch from a thin tail of fewer records than their noise (a
   zero-inflated or top-coded tail: Adult's capital gains), while one count can see a few hundred.
 
@@ -93,7 +93,7 @@ _SHARE_MIN, _SHARE_MAX, _SHARE_EPSILON_N = 0.025, 0.25, 100.0
 #: Share of the range's budget spent finding the range (the clipped-count test gets the rest), and the
 #: test's threshold in noise scales.
 FIND_SHARE = 1.0 / 3.0
-TEST_SCALES = 2.5
+TEST_SCALES = 1.5
 
 #: Builds the finder for (ε_range, bounds, clip): the seam for other finders (e.g. unbounded ones).
 RangeFinderFactory = Callable[[float, tuple[float, float], bool], RangeFinder]
@@ -140,7 +140,7 @@ def widened_range(
 def clipped_count_test(
     values: NDArray[np.float64], clip_range: tuple[float, float], epsilon: float, rng: np.random.Generator
 ) -> bool:
-    """True when #{x < a} + #{x > b} + ν > ⌈2.5/ε⌉, ν discrete Laplace with scale 1/ε (exact integers): the
+    """True when #{x < a} + #{x > b} + ν > ⌈1.5/ε⌉, ν discrete Laplace with scale 1/ε (exact integers): the
     count has sensitivity 1, so the outcome is ε-DP. A scale beyond what the sampler takes (ε below about
     1e-15) answers True without looking at the data (0-DP)."""
     scale = 1.0 / epsilon
