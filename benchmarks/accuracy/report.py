@@ -321,6 +321,15 @@ def _comparison_section(comps: list[Comparison]) -> list[str]:
     return lines
 
 
+def _trial_counts(cells: Sequence[Cell], kinds: tuple[str, ...], *, exclude: bool = False) -> str:
+    """The releases per cell of the rows whose kind is in ``kinds`` (or not, with ``exclude``): "200",
+    or "200–1000" when the cells were run with different counts."""
+    counts = sorted({int(c["trials"]) for c in cells if (str(c["kind"]) in kinds) != exclude})
+    if not counts:
+        return "?"
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
 def render_docs(cells: Sequence[Cell], meta: dict[str, Any], guide: str | None = None) -> str:
     """The 'which mechanism should I use' page: the decision ``guide`` (hand-written, numbers already filled
     in by :func:`benchmarks.accuracy.guide.fill_guide`) on top, then for each data set the most accurate
@@ -341,10 +350,11 @@ def render_docs(cells: Sequence[Cell], meta: dict[str, Any], guide: str | None =
     lines += [
         "Measured, not argued: the accuracy benchmark (`benchmarks/accuracy/`, table in "
         "`benchmarks/results/accuracy.md`) releases each statistic "
-        f"{meta.get('trials', '?')} times per cell on fixed data and reports the median absolute error "
-        "against the true quantile (numpy's `inverted_cdf`), under substitution neighbours, for smoothdp "
-        "and for diffprivlib and OpenDP called as a careful user would call them (means and variances: "
-        "against `numpy.mean` and `numpy.var(ddof=1)`, 1000 releases per cell).",
+        f"{_trial_counts(cells, ('mean', 'var'), exclude=True)} times per cell on fixed data and reports the "
+        "median absolute error against the true quantile (numpy's `inverted_cdf`), under substitution "
+        "neighbours, for smoothdp and for diffprivlib and OpenDP called as a careful user would call them "
+        "(means and variances: against `numpy.mean` and `numpy.var(ddof=1)`, "
+        f"{_trial_counts(cells, ('mean', 'var'))} releases per cell; each cell's count is in the JSON).",
         "",
         "## Winners by data set" if guide else "## Short answer",
         "",

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ from smoothdp.central.moments.clipped import ClippedMean, ClippedVariance, varia
 from smoothdp.central.moments.exact_sums import exact_sum_of_squares, exact_variance
 from smoothdp.central.moments.on_private_range import (
     choose_moment_method,
+    clipped_count_test,
     range_share,
     split_budget,
     widened_range,
@@ -27,6 +30,9 @@ from smoothdp.central.moments.range_sweep import SweepRange, sweep_grid
 from smoothdp.noise import Staircase
 from smoothdp.privacy import PureDP
 from smoothdp.rng import default_rng
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
+import moment_cases  # the clipped-count check's law, independently
 
 
 # -- the staircase law ------------------------------------------------------------------------------------
@@ -155,6 +161,20 @@ def test_the_range_stage_rules():
     for eps, share in [(0.1, 0.05), (1.0 / 3.0, 0.3), (7.0, 0.25)]:
         a, b = split_budget(eps, share)
         assert Fraction(a) + Fraction(b) <= Fraction(eps) and a == pytest.approx(share * eps)
+
+
+@pytest.mark.parametrize("clipped", [0, 2, 3, 6])
+def test_the_clipped_count_check_fires_at_the_documented_rate(clipped):
+    """#{x < a} + #{x > b} + ν > ⌈1.5/ε⌉ with ν discrete Laplace of scale 1/ε: the firing rate of
+    clipped_count_test against the pmf model of tests/mechanisms/moment_cases.py (a threshold of 2.5
+    scales, or a noise of the wrong scale, moves the rate by far more than four standard errors)."""
+    eps, draws = 0.5, 4000
+    x = np.concatenate([np.full(clipped, 50.0), np.full(100, 5.0)])  # `clipped` records beyond b = 10
+    gen = default_rng(7 + clipped)
+    fired = sum(clipped_count_test(x, (0.0, 10.0), eps, gen) for _ in range(draws))
+    expected = moment_cases._test_fires(x, (0.0, 10.0), eps)
+    assert 0.0 < expected < 1.0
+    assert abs(fired / draws - expected) < 4.0 * math.sqrt(expected * (1.0 - expected) / draws)
 
 
 def test_sweeps_find_the_data_inside_wide_bounds():
