@@ -58,7 +58,9 @@ def main() -> None:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
-    fig.suptitle("Median absolute error of one release (200 trials per cell; lower is better)", fontsize=11)
+    counts = sorted({int(c["trials"]) for c in cells})
+    trials = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    fig.suptitle(f"Median absolute error of one release ({trials} trials per cell; lower is better)", fontsize=11)
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(TARGET, dpi=72)
