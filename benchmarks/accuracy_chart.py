@@ -60,7 +60,8 @@ def main() -> None:
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
     counts = sorted({int(c["trials"]) for c in cells})
     trials = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-    fig.suptitle(f"Median absolute error of one release ({trials} trials per cell; lower is better)", fontsize=11)
+    title = f"Median absolute error of one release ({trials} trials per cell; lower is better)"
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(TARGET, dpi=72)
