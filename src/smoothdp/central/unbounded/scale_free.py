@@ -68,6 +68,7 @@ __all__ = [
     "ZERO_MASS",
     "ScaleFreeQuantile",
     "lattice_counts",
+    "padded_edges",
     "scale_free_pieces",
 ]
 
@@ -123,9 +124,9 @@ def lattice_counts(
     edges: NDArray[np.float64], pieces: Pieces, floor: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(counts, edge masses). counts: #{p ∈ Λ_ℓ ∩ (start, end) : 0 < |p| ≤ 2^20} for each level ℓ (rows) and
-    piece (columns) of :func:`scale_free_pieces`, exactly; edge masses: Σ_{ℓ: e ∈ Λ_ℓ} c_ℓ for each edge
-    with 0 < |e| ≤ 2^20 (0 elsewhere: off the lattice, 0 itself, or beyond the reach), a float sum of at most
-    L positive terms. Every piece ends at an order statistic of ``edges`` (the padded sorted records) or at
+    piece (columns) of :func:`scale_free_pieces` on ``edges`` (:func:`padded_edges`), exactly; edge masses:
+    Σ_{ℓ: e ∈ Λ_ℓ} c_ℓ for each edge with 0 < |e| ≤ 2^20 (0 elsewhere: off the lattice, 0 itself, or beyond
+    the reach), a float sum of at most L positive terms. Every piece ends at an edge or at
     ±s, so each level's floor F, and whether a value is a point, is computed once per edge and cut, on the
     values clipped to ±(2^20)⁺; the count of (lo, hi) is F(hi) − [hi ∈ Λ] − F(lo)
     (:meth:`~smoothdp.central.quantiles.atoms.Level.floor_within`). 0, a point of every level, is left
@@ -147,13 +148,22 @@ def lattice_counts(
     return out, edge_mass
 
 
+def padded_edges(sorted_x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The order statistics padded with ∓2^1021: the edges the pieces and their lattice counts share."""
+    return np.concatenate(([-CAP], sorted_x, [CAP]))
+
+
 def scale_free_pieces(sorted_x: NDArray[np.float64], floor: float) -> Pieces:
     """The pieces of the line between the order statistics (padded with ±2^1021), cut at ±s:
     (starts, ends, base-measure masses, interval index j = #{x < y} inside, kind: 0 uniform, 1 log-uniform
     positive, −1 log-uniform negative). Masses: length/s inside [−s, s], log1p((v − u)/u) on [u, v] beyond s
     (mirrored below −s), or ln v − ln u when v > 2u: each within a relative 2^-40 of the exact mass of its
     float ends."""
-    edges = np.concatenate(([-CAP], sorted_x, [CAP]))
+    return _pieces_between(padded_edges(sorted_x), floor)
+
+
+def _pieces_between(edges: NDArray[np.float64], floor: float) -> Pieces:
+    """:func:`scale_free_pieces` of the :func:`padded_edges` ``edges``."""
     a, b = edges[:-1], edges[1:]
     j = np.arange(a.size, dtype=np.int64)
     s = floor
@@ -254,11 +264,12 @@ class ScaleFreeQuantile(Mechanism):
         carry one (0, or a lattice point with |v| ≤ 2^20): ln(mass) − (ε′/2)·dist(t, [#{x < v}, #{x ≤ v}]);
         returns ((pieces..., counts), atom values, log w)."""
         n = int(sorted_x.size)
-        pieces = scale_free_pieces(sorted_x, self.floor)
+        edges = padded_edges(sorted_x)
+        pieces = _pieces_between(edges, self.floor)
         _, _, masses, index, _ = pieces
         coef = 0.5 * self.epsilon_used(n)
         t = self.target(n)
-        counts, edge_mass = lattice_counts(np.concatenate(([-CAP], sorted_x, [CAP])), pieces, self.floor)
+        counts, edge_mass = lattice_counts(edges, pieces, self.floor)
         atom_mass = np.asarray(LATTICE_ATOMS.masses) @ counts
         with np.errstate(divide="ignore"):
             logw = np.log(masses + atom_mass) - coef * np.abs(index - t)
