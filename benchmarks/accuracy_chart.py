@@ -15,6 +15,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from benchmarks.accuracy.report import trial_counts
 from benchmarks.gallery_figures import check_size, to_palette
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,9 +62,7 @@ def main() -> None:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, frameon=False)
-    counts = sorted({int(c["trials"]) for c in cells})
-    trials = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-    title = f"Median absolute error of one release ({trials} trials per cell; lower is better)"
+    title = f"Median absolute error of one release ({trial_counts(cells)} trials per cell; lower is better)"
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
     TARGET.parent.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ __all__ = [
     "fmt",
     "render_docs",
     "render_markdown",
+    "trial_counts",
     "write_csv",
     "write_json",
 ]
@@ -321,13 +322,17 @@ def _comparison_section(comps: list[Comparison]) -> list[str]:
     return lines
 
 
-def _trial_counts(cells: Sequence[Cell], kinds: tuple[str, ...], *, exclude: bool = False) -> str:
-    """The releases per cell of the rows whose kind is in ``kinds`` (or not, with ``exclude``): "200",
-    or "200–1000" when the cells were run with different counts."""
-    counts = sorted({int(c["trials"]) for c in cells if (str(c["kind"]) in kinds) != exclude})
+def trial_counts(cells: Sequence[Cell]) -> str:
+    """The releases per cell of ``cells``: "200", or "200–1000" when they were run with different counts."""
+    counts = sorted({int(c["trials"]) for c in cells})
     if not counts:
         return "?"
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
+def _trial_counts(cells: Sequence[Cell], kinds: tuple[str, ...], *, exclude: bool = False) -> str:
+    """:func:`trial_counts` of the rows whose kind is in ``kinds`` (or not, with ``exclude``)."""
+    return trial_counts([c for c in cells if (str(c["kind"]) in kinds) != exclude])
 
 
 def render_docs(cells: Sequence[Cell], meta: dict[str, Any], guide: str | None = None) -> str:
