@@ -83,6 +83,22 @@ def _rank(q: float, n: int) -> int:
     return max(1, math.ceil(Fraction(repr(q)) * n))
 
 
+def _sign_log_law(mech: Any, x: Any) -> tuple[float, float]:
+    """(ln P(up), ln P(down)) of the two-sided walk's sign test on x."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    s_sign = mech.scales()[0]
+    if mech.relation == "substitution":
+        w, c, theta = 1, 0, _rank(mech.q, n)
+    else:
+        frac = Fraction(repr(mech.q)).limit_denominator(10**6)
+        w, c, theta = frac.denominator, frac.numerator * n, 0
+    at_zero = float(np.sum(x <= 0.0))
+    # direction "down" ⟺ w·C(0) − c + Z ≥ θ ⟺ Z ≥ θ − w·C(0) + c
+    lp_down = float(_log_cdf(np.array([-(theta - w * at_zero + c)]), s_sign)[0])
+    return math.log1p(-math.exp(lp_down)), lp_down
+
+
 def uqe_log_law(mech: Any, x: Any) -> np.ndarray:
     """ln P of every output (direction, k) of :class:`UnboundedQuantile` on x (prepared by its policy)."""
     x = np.sort(np.clip(np.asarray(x, dtype=np.float64), -math.ldexp(1.0, CAP_EXP), math.ldexp(1.0, CAP_EXP)))
@@ -91,7 +107,7 @@ def uqe_log_law(mech: Any, x: Any) -> np.ndarray:
     if mech.upper is not None:
         x = np.minimum(x, mech.upper)
     n = x.size
-    s_sign, s_thr, s_q = mech.scales()
+    _, s_thr, s_q = mech.scales()
     frac = Fraction(repr(mech.q)).limit_denominator(10**6)
     a, b = frac.numerator, frac.denominator
     if mech.relation == "substitution":
@@ -103,11 +119,7 @@ def uqe_log_law(mech: Any, x: Any) -> np.ndarray:
         return _walk_log_law(x, mech.lower, *up, s_thr, s_q)
     if mech.upper is not None:
         return _walk_log_law(-x, -mech.upper, *down, s_thr, s_q)
-    w, c, theta = up
-    at_zero = float(np.sum(x <= 0.0))
-    # direction "down" ⟺ w·C(0) − c + Z ≥ θ ⟺ Z ≥ θ − w·C(0) + c
-    lp_down = float(_log_cdf(np.array([-(theta - w * at_zero + c)]), s_sign)[0])
-    lp_up = math.log1p(-math.exp(lp_down))
+    lp_up, lp_down = _sign_log_law(mech, x)
     return np.concatenate(
         [lp_up + _walk_log_law(x, 0.0, *up, s_thr, s_q), lp_down + _walk_log_law(-x, 0.0, *down, s_thr, s_q)]
     )
@@ -141,21 +153,6 @@ def range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         d_low = uqe_log_law(low, x) - uqe_log_law(low, x2)
         worst = max(worst, abs(delta + d_low.max()), abs(delta + d_low.min()))
     return worst
-
-
-def _sign_log_law(mech: Any, x: Any) -> tuple[float, float]:
-    """(ln P(up), ln P(down)) of the two-sided walk's sign test on x."""
-    x = np.asarray(x, dtype=np.float64)
-    n = x.size
-    s_sign = mech.scales()[0]
-    if mech.relation == "substitution":
-        w, c, theta = 1, 0, _rank(mech.q, n)
-    else:
-        frac = Fraction(repr(mech.q)).limit_denominator(10**6)
-        w, c, theta = frac.denominator, frac.numerator * n, 0
-    at_zero = float(np.sum(x <= 0.0))
-    lp_down = float(_log_cdf(np.array([-(theta - w * at_zero + c)]), s_sign)[0])
-    return math.log1p(-math.exp(lp_down)), lp_down
 
 
 def mirrored_range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
