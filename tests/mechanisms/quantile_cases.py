@@ -381,10 +381,11 @@ def em_add_remove_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 def _nested_log_law(xs: Any, mech: Any, coef: float, cap: float, ys: np.ndarray) -> list[np.ndarray]:
     """ln P(k, y) of the exponential mechanism over nested bounds under add/remove, written out from its
-    definition (docs/theory/quantiles.md#one-quantile-over-nested-bounds): for each candidate B_k, the records
-    clipped into B_k, the capped add/remove utility on them (target q·n), the base measure Lebesgue + the
-    atoms on B_k normalised to one, the prior π_0 = 1, π_k = e^{-3}·2^{-k/2}; the densities at ``ys`` (the
-    points of B_k among them) w.r.t. that base measure."""
+    definition (docs/theory/quantiles.md#one-quantile-over-nested-bounds): for each candidate B_k, the capped
+    add/remove utility of the records themselves at every y of B_k (target q·n; the gaps of B_k are those
+    between the records clipped into it), the base measure Lebesgue + the atoms on B_k normalised to one,
+    the prior π_0 = 1, π_k = e^{-3}·2^{-k/2}; the densities at ``ys`` (the points of B_k among them) w.r.t.
+    that base measure."""
     xs = np.sort(np.asarray(xs, float))
     per = HEAVY_PER_SPACING if mech.atom_choice == "heavy" else ATOM_MASS_PER_SPACING
     parts = []
@@ -393,8 +394,8 @@ def _nested_log_law(xs: Any, mech: Any, coef: float, cap: float, ys: np.ndarray)
         atoms = None if mech.lattice is None else _atoms_of(mech.lattice, lo, hi, per)
         t = mech.q * xs.size
 
-        def dist(v: np.ndarray, clipped: np.ndarray = clipped, t: float = t) -> np.ndarray:
-            return np.minimum(_tie_dist(clipped, t, np.atleast_1d(v)), cap)
+        def dist(v: np.ndarray, t: float = t) -> np.ndarray:
+            return np.minimum(_tie_dist(xs, t, np.atleast_1d(v)), cap)
 
         cuts = np.unique(np.concatenate(([lo, hi], clipped)))
         mids = 0.5 * (cuts[:-1] + cuts[1:])

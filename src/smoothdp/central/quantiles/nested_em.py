@@ -8,8 +8,9 @@ million. As JointExp over nested bounds does for several quantiles
 family B_0 = [a, b] ⊃ B_1 ⊃ … ⊃ B_K (:func:`~smoothdp.central.quantiles.nested.nested_bounds`: each half as
 wide as the one before, anchored at a bound or centred at 0), and y lies in B_k. The base measure gives B_k
 the prior π_k (π_0 = 1, π_k = e^{−λ}·2^{−k/2}, λ = 3) times the quantile's base measure on B_k (Lebesgue
-plus the atoms) normalised to mass one; the utility of (k, y) is the quantile's on the records clipped into
-B_k, which for y in B_k is its utility on the records themselves (clipping keeps every rank). So
+plus the atoms) normalised to mass one; the utility of (k, y) is the quantile's utility at y on the
+records themselves (not on the records clipped into B_k: those agree inside B_k, but clipping makes a tie
+at each end of B_k that would give an atom there utility 0 whenever the quantile lies beyond it). So
 
     P(k, piece j) ∝ π_k / μ(B_k) · exp(w_kj),
 
@@ -149,9 +150,10 @@ def _nested_capped_calibration(
 
 
 class _EndGeometry:
-    """Where every B_k = [l, h] cuts the sorted records: L = #{x ≤ l}, H = #{x < h}, and the end gaps laid
-    side by side as pairs for one scan of the atoms: gap A of every k, [l, x_(L+1)] (or [l, h] when
-    L = H), then gap B of the k with L < H, [x_(H), h]."""
+    """Where every B_k = [l, h] cuts the sorted records: L = #{x ≤ l}, H = #{x < h} (and #{x < l},
+    #{x ≤ h}, the tie ranges of the atoms at l and h), and the end gaps laid side by side as pairs for one
+    scan of the atoms: gap A of every k, [l, x_(L+1)] (or [l, h] when L = H), then gap B of the k with
+    L < H, [x_(H), h]."""
 
     def __init__(self, x: NDArray[np.float64], candidates: list[tuple[float, float]]) -> None:
         n = x.size
@@ -159,6 +161,8 @@ class _EndGeometry:
         self.hi = np.array([c[1] for c in candidates])
         self.first = np.searchsorted(x, self.lo, side="right")  # L
         self.last = np.searchsorted(x, self.hi, side="left")  # H
+        self.below_lo = np.searchsorted(x, self.lo, side="left")  # #{x < l}
+        self.upto_hi = np.searchsorted(x, self.hi, side="right")  # #{x ≤ h}
         self.two = self.last > self.first
         inside = np.minimum(self.first, max(n - 1, 0))
         self.a_hi = np.where(self.two, x[inside] if n else self.hi, self.hi)
@@ -172,10 +176,11 @@ class _EndGeometry:
 class _Blocks:
     """The pieces with positive mass of every B_k = [l_k, h_k], read off the weights on the declared bounds.
 
-    The records clipped into B_k keep their ranks. So the gaps strictly inside B_k are the declared
+    The utility of y in B_k is the declared problem's. So the gaps strictly inside B_k are the declared
     problem's gaps L+1 … H−1 (L = #{x ≤ l}, H = #{x < h}) with the same weights, and the knots strictly inside
     are its knots. Only four pieces are new: the end gaps [l, x_(L+1)] and [x_(H), h] (one gap [l, h] when
-    L = H), and the knots at l and h. Every other gap of the clipped problem has length 0. The new pieces of
+    L = H; inside them the records clipped into B_k have the same ranks), and the knots at l and h, with
+    their own tie ranges [#{x < l}, L] and [H, #{x ≤ h}]. The new pieces of
     every k are computed at once, with one scan of the atoms over the end gaps laid side by side (the scan is
     elementwise over consecutive pairs), as the same float expressions as on the clipped records
     (:func:`em_lattice_weights`)."""
@@ -188,7 +193,6 @@ class _Blocks:
         geometry: _EndGeometry,
         pair_scan: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None,
     ) -> None:
-        n = base.sorted_x.size
         self.lo, self.hi, self.first, self.last = geometry.lo, geometry.hi, geometry.first, geometry.last
         self.two, self.a_hi, self.b_lo = geometry.two, geometry.a_hi, geometry.b_lo
         k_all = self.lo.size
@@ -211,8 +215,11 @@ class _Blocks:
             at_hi = knot_mass[2 * np.arange(k_all) + 1].copy()  # h is gap A's right end when L = H …
             at_hi[b] = knot_mass[2 * k_all + 2 * np.arange(b.size) + 1]  # … and gap B's otherwise
             ends = np.stack((knot_mass[2 * np.arange(k_all)], at_hi), 1)
-            below = np.stack((np.zeros(k_all), self.last.astype(np.float64)), 1)
-            at_most = np.stack((self.first.astype(np.float64), np.full(k_all, float(n))), 1)
+            # The atoms at l and h have the records' own tie ranges [#{x < v}, #{x ≤ v}], not those of the
+            # records clipped into B_k: clipping piles every record beyond h onto h, a tie that would give
+            # the atom at h utility 0 whenever the quantile lies beyond it.
+            below = np.stack((geometry.below_lo, self.last), 1).astype(np.float64)
+            at_most = np.stack((self.first, geometry.upto_hi), 1).astype(np.float64)
             dist = tie_distance(below, at_most, base.target, base.offset, base.cap)
             on = ends > 0.0
             with np.errstate(divide="ignore"):
