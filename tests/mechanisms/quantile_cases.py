@@ -122,6 +122,8 @@ def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         a = _log_em_density(x, mech.lower, mech.upper, t, coef, y)
         b = _log_em_density(x2, mech.lower, mech.upper, t, coef, y)
         return float(np.max(np.abs(a - b)))
+    if mech.selects_level(n):
+        return _selection_em_loss(mech, x, x2, t, coef, y)
     # the documented masses: light 2^-14 per unit of spacing, or heavy 64 (``atoms="heavy"``)
     assert mech.atom_mass == (HEAVY_PER_SPACING if mech.atom_choice == "heavy" else ATOM_MASS_PER_SPACING)
     atoms = _atoms_of(mech.lattice, mech.lower, mech.upper, mech.atom_mass)
@@ -129,6 +131,40 @@ def em_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, y)
     b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, y)
     return float(np.max(np.abs(a - b)))
+
+
+#: The documented share of ε of the selection of a heavy level under substitution.
+SELECTION_SHARE = 0.05
+
+
+def _selection_em_loss(mech: Any, x: Any, x2: Any, t: float, coef: float, y: np.ndarray) -> float:
+    """The substitution quantile with the selection of a heavy level first (docs/theory/quantiles.md#the-
+    heavy-level-of-one-quantile): for each outcome (every level light, or level ℓ heavy, 64 per unit of
+    spacing) the log ratio of its probability (the selection's law written from its definition,
+    tests/central/greedy_law.py) plus the sup log ratio of the exponential mechanism's densities with the
+    atoms it sets, both directions."""
+    from fractions import Fraction
+
+    from atoms_law import atom_masses
+    from greedy_law import selection_law, spec_levels
+
+    levels = spec_levels(mech.lattice)
+    n = len(x)
+    eps_t = SELECTION_SHARE * mech.epsilon
+    law_a, law_b = selection_law(x, levels, n, eps_t), selection_law(x2, levels, n, eps_t)
+    order = sorted(range(len(levels)), key=lambda i: -Fraction(*levels[i]))
+    worst = 0.0
+    for pick in range(len(levels) + 1):
+        factors = [ATOM_MASS_PER_SPACING] * len(levels)
+        if pick:
+            factors[order[pick - 1]] = HEAVY_PER_SPACING
+        atoms = atom_masses(levels, factors, mech.lower, mech.upper)
+        points = np.concatenate((y, np.array(list(atoms), dtype=float)))
+        a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, points)
+        b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, points)
+        choice = math.log(law_a[pick]) - math.log(law_b[pick])
+        worst = max(worst, choice + float(np.max(a - b)), -choice + float(np.max(b - a)))
+    return worst
 
 
 def recursive_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
@@ -652,10 +688,26 @@ def quantile_cases() -> list[Any]:
             broken=_attr_times("epsilon", 2.0),
             bad_parameters=[
                 *bad_eps,
-                ({"atoms": "test"}, ValueError, "atoms"),
+                ({"atoms": "every"}, ValueError, "atoms"),
                 ({"lattice": None}, ValueError, "atoms"),  # heavy atoms of no lattice
             ],
         ),
+        *[
+            Case(
+                mechanism=ExponentialQuantile,
+                label=f"q={q}, lattice {lattice}, the selection of a heavy level first (atoms='test')",
+                build=lambda epsilon, q=q, lattice=lattice, **kw: ExponentialQuantile(
+                    q, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": lattice, "atoms": "test", **kw}
+                ),
+                data=np.array([0.25, 0.5, 0.5, 0.5, 0.75, 0.3]),
+                # 0.3 is on the tenths only, 0.25 on the quarters only, 0.5 on both, 1/3 on neither
+                neighbours=lambda: _substitution_pairs(3, (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0)),
+                privacy_loss=em_loss,
+                broken=_attr_times("epsilon", 2.0),
+                bad_parameters=[*bad_eps, ({"atoms": "every"}, ValueError, "atoms")],
+            )
+            for q, lattice in ((0.5, (0.25, 0.1)), (0.3, 0.25))
+        ],
         Case(
             mechanism=ExponentialQuantile,
             label="median, lattice 0.25, ties",

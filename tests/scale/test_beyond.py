@@ -152,14 +152,15 @@ def _dask_records(x: np.ndarray, cap: int, chunks: int) -> DaskRecords:
 @pytest.mark.parametrize("kind", sorted(_kinds(10, np.random.default_rng(0))))
 def test_dask_median_above_the_cap_equals_memory(kind: str) -> None:
     """n = 3000 > cap = 40: every selection refines its end bins (3 passes, padded where the data need
-    fewer); the release makes exactly 1 + 3 + 1 passes and equals the in-memory one for the same seed."""
+    fewer); the release makes exactly 1 + 1 + 3 + 1 passes (the first: the heavy-level selection's counts)
+    and equals the in-memory one for the same seed."""
     x = _kinds(3000, np.random.default_rng(1))[kind]
     mech = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0))
     with dask.config.set(scheduler="sync"):
         for seed in (0, 1, 2):
             records = _dask_records(x, cap=40, chunks=700)
             got = mech.sample(records, default_rng(seed))
-            assert records.passes == 1 + refinements_needed(3000, 40) + 1 == 5
+            assert records.passes == 1 + 1 + refinements_needed(3000, 40) + 1 == 6
             assert got == mech.sample(as_records(x, 0.0, 100.0, clip=True), default_rng(seed))
 
 
@@ -199,6 +200,7 @@ def test_dask_median_above_2_to_20_records() -> None:
     records = as_records(da.from_array(x, chunks=1 << 19), 0.0, 100.0, clip=True, engine="dask")
     with dask.config.set(scheduler="threads"):
         got = mech.sample(records, default_rng(5))
+    # above 2^20 records the default runs no heavy-level selection: histogram, refinements, collect
     assert records.passes == 1 + refinements_needed(n, 1 << 20) + 1 == 5
     assert got == mech.sample(as_records(x, 0.0, 100.0, clip=True), default_rng(5))
     assert window_half_width(n, 0.5 * mech.epsilon_used(n)) < 200

@@ -144,12 +144,14 @@ def median(
         ``0.1``; ``0.25``), a sequence of spacings, or ``None`` (the pure continuum) for explicit control.
         The smooth-sensitivity release ignores it (it is already exact on heavy ties).
     atoms
-        Exponential mechanism only: the atoms' masses, a public choice. ``"auto"`` (default): light atoms
-        (2^-14·σ per point) under substitution; under add/remove a private test (5% of ε) picks light or
-        heavy atoms and a private choice (2.5%) the heavy level. ``"heavy"``: 64·σ per point on every level
-        of ``lattice``, nothing spent on a test (for data known to lie on one lattice: ``lattice=0.5,
-        atoms="heavy"`` releases a value tied at a half exactly from a few ranks of margin); ``"light"``:
-        light atoms, no test; ``"test"``: the add/remove test (add/remove only).
+        Exponential mechanism only: the atoms' masses, a public choice. ``"auto"`` (default): under
+        substitution, light atoms (2^-14·σ per point), or on enough records (n from 680 at ε = 1 to 2^20) a
+        private selection (5% of ε) that makes the one level holding nearly all the records heavy
+        (docs/theory/quantiles.md#the-heavy-level-of-one-quantile); under add/remove a private test (5% of
+        ε) picks light or heavy atoms and a private choice (2.5%) the heavy level. ``"heavy"``: 64·σ per
+        point on every level of ``lattice``, nothing spent on a test (for data known to lie on one lattice:
+        ``lattice=0.5, atoms="heavy"`` releases a value tied at a half exactly from a few ranks of margin);
+        ``"light"``: light atoms, no test; ``"test"``: the selection (or the add/remove test) whatever n.
     scale
         Public scale hint for ``bounds="private"``.
     noise

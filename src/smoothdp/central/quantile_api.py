@@ -96,7 +96,7 @@ def quantile(
     check_numerics(numerics)
     _check_method(method, SINGLE_METHODS)
     check_lattice(lattice)  # validated whichever method runs (public: the spacing alone)
-    check_atom_choice(atoms, "add_remove")  # the value; "test" under substitution is refused below
+    check_atom_choice(atoms, "add_remove")  # the value (one quantile: a test under either relation)
     smooth_options = bool(noise != DEFAULT_NOISE or delta or beta is not None or noise_options)
     if bounds is None:
         if candidates is not None:
@@ -118,7 +118,6 @@ def quantile(
         raise ValueError("method='unbounded' needs bounds=None (it looks for the quantile without bounds)")
     add_remove = _add_remove(neighbours, method, bounds, supported=("auto", "exponential"))
     n = 0 if add_remove else public_size(x)  # under add/remove n is private: nothing below may read it
-    check_atom_choice(atoms, "add_remove" if add_remove else "substitution")
     if add_remove and method == "auto":
         method = "exponential"
     if method == "auto":

@@ -17,18 +17,23 @@ weights, docs/theory/quantiles.md#sampling-exactly-from-float-weights).
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from smoothdp.central.quantiles.atoms import Atoms
+from smoothdp.central.quantiles.exact_draws import exact_categorical, log_weight_margin
+from smoothdp.scale.engine import Records
 
 __all__ = [
     "TEST_FRACTION",
     "TEST_SHARE",
     "coarse_to_fine",
     "scores_from_counts",
+    "select_heavy_level",
     "selected_level",
     "selection_confident",
     "selection_counts",
@@ -134,3 +139,31 @@ def selection_scores(sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilo
 def selected_level(atoms: Atoms, pick: int) -> int | None:
     """The index in ``atoms.levels`` of candidate ``pick`` of :func:`selection_scores` (None: light)."""
     return None if pick == 0 else coarse_to_fine(atoms)[pick - 1]
+
+
+def select_heavy_level(
+    data: Records | NDArray[np.float64],
+    light: Atoms,
+    *,
+    n: int,
+    epsilon_test: float,
+    heavy_mass: float,
+    rng: np.random.Generator,
+) -> tuple[Atoms, dict[str, Any]]:
+    """The selection on the clipped records (:class:`~smoothdp.scale.engine.Records`, or values in any
+    order; one pass of :func:`selection_counts`): the exponential mechanism over the scores (sensitivity 1
+    under substitution), drawn exactly from its certified float weights at ε_t − 4η. Returns the atoms it
+    sets (``light``, or ``light`` with the chosen level's mass ``heavy_mass``·σ) and its report (a private
+    output, covered by the guarantee)."""
+    kernel = functools.partial(selection_counts, atoms=light)
+    counts = data.block_totals(kernel) if isinstance(data, Records) else kernel(data)
+    scores = np.array(scores_from_counts(counts, n, epsilon_test))
+    coef = 0.5 * (epsilon_test - 4.0 * log_weight_margin(epsilon=epsilon_test, n=n, width=None))
+    level = selected_level(light, exact_categorical(coef * scores, rng))
+    atoms = light if level is None else light.with_level_factor(level, heavy_mass)
+    info = {
+        "epsilon": epsilon_test,
+        "atoms": "light" if level is None else "heavy",
+        "level": None if level is None else light.levels[level].spacing,
+    }
+    return atoms, info

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from smoothdp.central.quantiles.atom_selection import TEST_SHARE, select_heavy_level, selection_runs
 from smoothdp.central.quantiles.atoms import (
     ATOM_MASS,
     HEAVY_MASS,
@@ -61,6 +62,12 @@ __all__ = [
     "ExponentialQuantile",
 ]
 
+#: Above this n, ``atoms="auto"`` runs no selection: a tie at the median then spans hundreds of records on
+#: any grid of few digits, enough margin for the light atoms (about 19.4/ε ranks), and the selection's pass
+#: of per-level counts would cost more than the rest of the release.
+SELECTION_MAX_N = 1 << 20
+#: The proof of the substitution quantile whose atoms a private selection may set first.
+SELECTION_PROOF = "docs/theory/quantiles.md#the-heavy-level-of-one-quantile"
 #: The proof of the single quantile over nested bounds (add/remove).
 NESTED_PROOF = "docs/theory/quantiles.md#one-quantile-over-nested-bounds"
 _SMITH = "Smith, Privacy-preserving statistical estimation with optimal convergence rates, STOC 2011"
@@ -75,7 +82,10 @@ class ExponentialQuantile(Mechanism):
     t = ⌈q·n⌉ − 1/2 (the rank of :class:`~smoothdp.central.statistics.Quantile`, centred), w.r.t. the public
     base measure Lebesgue + c·(counting measure on the lattice), sampled exactly from certified float
     weights (docs/theory/quantiles.md#the-exponential-mechanism-quantile,
-    docs/theory/quantiles.md#a-public-lattice-for-tied-data).
+    docs/theory/quantiles.md#a-public-lattice-for-tied-data). With ``atoms="auto"`` on enough records (a
+    public rule of n, ε and the lattice) or ``atoms="test"``, the private selection of a heavy level (5% of
+    ε, the one JointExp runs) first sets the atoms' masses, and the mechanism runs at the rest of ε
+    (docs/theory/quantiles.md#the-heavy-level-of-one-quantile, Lemma 7a).
 
     With ``neighbours="add_remove"`` (n private; an empty x draws from the base measure): pure ε-DP under
     add/remove, with target t = q·n, sensitivity Δ = max(q, 1 − q) (weights exp(−ε′·d/(2Δ))) and the
@@ -114,8 +124,9 @@ class ExponentialQuantile(Mechanism):
     neighbours
         ``"substitution"`` (default; n public) or ``"add_remove"`` (n private).
     atoms
-        The atoms' masses, a public choice: ``"auto"`` (default: light atoms under substitution; under
-        add/remove the private test and level choice above), ``"test"`` (add/remove only: the same),
+        The atoms' masses, a public choice: ``"auto"`` (default: under substitution the selection of a heavy
+        level above where the rule says it can succeed, light atoms elsewhere; under add/remove the private
+        test and level choice above), ``"test"`` (the same, run whatever n),
         ``"light"`` (2^-14·σ on every level, nothing spent on a test) or ``"heavy"`` (64·σ on every level of
         ``lattice``, nothing spent on a test: for data known to lie on the lattice, e.g. ``lattice=0.5``).
     halvings
@@ -151,7 +162,7 @@ class ExponentialQuantile(Mechanism):
         self.lattice = check_lattice(lattice)
         relation = check_neighbours(neighbours, allowed=("substitution", "add_remove"))
         #: The public choice of the atoms' masses (``atoms=``).
-        self.atom_choice = check_atom_choice(atoms, relation)
+        self.atom_choice = check_atom_choice(atoms, "add_remove")  # "test": either relation's test
         self.atoms = atoms_of_choice(self.lattice, self.atom_choice, candidates=self.candidates is not None)
         self.clip = check_bool("clip", clip)
         self.clamp = check_bool("clamp", clamp)
@@ -163,6 +174,8 @@ class ExponentialQuantile(Mechanism):
         if self.halvings and self.candidates is None:
             self.nested = nested_bounds(self.lower, self.upper, self.halvings)
         self.guarantee = PureDP(self.epsilon, neighbours=relation)
+        if relation == "substitution" and self.atoms is not None and self.atom_choice in ("auto", "test"):
+            self.proof = SELECTION_PROOF  # type: ignore[misc]  # Lemma 7a (the selection, if it runs)
         self.calibration = None
         #: Under add/remove: (coef, cap, η) from public parameters (:func:`capped_calibration`), and the
         #: share of ε of the lattice test (0 without a lattice).
@@ -199,6 +212,36 @@ class ExponentialQuantile(Mechanism):
         """Whether the add/remove lattice test and level choice run (public: the relation and ``atoms``)."""
         return self.guarantee.neighbours == "add_remove" and self.atom_choice in ("auto", "test")
 
+    def selects_level(self, n: int) -> bool:
+        """Whether, under substitution, the private selection of a heavy level runs first on n records
+        (public: n, ε, the lattice and ``atoms``; docs/theory/quantiles.md#the-heavy-level-of-one-quantile):
+        with ``atoms="test"`` always, with ``"auto"`` where records that all lie on one level would select it
+        with probability above 1/2 (:func:`~smoothdp.central.quantiles.atom_selection.selection_runs`) and
+        n ≤ :data:`SELECTION_MAX_N`."""
+        if self.guarantee.neighbours != "substitution" or self.atoms is None:
+            return False
+        if self.atom_choice == "test":
+            return True
+        levels = len(self.atoms.levels)
+        return (
+            self.atom_choice == "auto"
+            and n <= SELECTION_MAX_N
+            and selection_runs(n, TEST_SHARE * self.epsilon, levels)
+        )
+
+    def epsilon_selection(self, n: int) -> float:
+        """ε_t of the substitution selection on n records (0 when it does not run)."""
+        return TEST_SHARE * self.epsilon if self.selects_level(n) else 0.0
+
+    def atom_options(self, n: int) -> list[Atoms]:
+        """Every atom measure the substitution draw may use on n records (public before the selection):
+        the light atoms, and each level made heavy when the selection runs."""
+        assert self.atoms is not None
+        light = self.atoms
+        if not self.selects_level(n):
+            return [light]
+        return [light] + [light.with_level_factor(i, HEAVY_MASS) for i in range(len(light.levels))]
+
     @property
     def atom_mass(self) -> float:
         """c_ℓ/σ_ℓ: the mass of an atom per unit of its level's spacing (0 without atoms)."""
@@ -212,6 +255,12 @@ class ExponentialQuantile(Mechanism):
         if self.capped is not None:
             return self.capped[2]
         width: float | None = None if self.candidates is not None else self.width
+        if self.atoms is not None and self.nested is None and self.capped is None:
+            # under substitution: the largest margin over the atoms the selection may set (public)
+            return max(
+                log_weight_margin(epsilon=self.epsilon, n=n, width=atoms.log_width(self.width))
+                for atoms in self.atom_options(n)
+            )
         if self.atoms is not None:
             width = self.atoms.log_width(self.width)
         if self.nested is not None:
@@ -225,8 +274,8 @@ class ExponentialQuantile(Mechanism):
 
     def epsilon_used(self, n: int) -> float:
         """ε′ = ε − 4η: the budget in the float weights, η the certified error of the log weights (minus
-        the lattice test's share under add/remove)."""
-        return self.epsilon - self.epsilon_test - 4.0 * self.weight_margin(n)
+        the lattice test's share under add/remove, the selection's under substitution)."""
+        return self.epsilon - self.epsilon_test - self.epsilon_selection(n) - 4.0 * self.weight_margin(n)
 
     def _prepare(self, data: Any) -> Records:
         return as_records(data, self.lower, self.upper, clip=self.clip)
@@ -257,6 +306,12 @@ class ExponentialQuantile(Mechanism):
                 atoms=self.atoms, grid=self.grid, rng=rng, numerics=self.numerics,
             )  # fmt: skip
         else:
+            atoms, info = self.atoms, dict[str, Any]()
+            if self.atoms is not None and self.selects_level(n):  # stage 1: its ε_t is out of epsilon_used
+                atoms, info = select_heavy_level(
+                    records, self.atoms, n=n, epsilon_test=self.epsilon_selection(n), heavy_mass=HEAVY_MASS,
+                    rng=rng,
+                )  # fmt: skip
             value = sample_em_windowed(
                 records,
                 lower=self.lower,
@@ -264,11 +319,12 @@ class ExponentialQuantile(Mechanism):
                 target=target,
                 coef=coef,
                 eta=self.weight_margin(n),
-                lattice=self.atoms,
+                lattice=atoms,
                 grid=self.grid,
                 rng=rng,
                 numerics=self.numerics,
             )
+            return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), info, used
         return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), {}, used
 
     def _sample_add_remove(

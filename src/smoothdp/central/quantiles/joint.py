@@ -6,7 +6,6 @@ the continuum's forward programme (docs/theory/quantiles.md#jointexp); on a latt
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -15,9 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from smoothdp.central.quantiles.atom_selection import (
     TEST_SHARE,
-    scores_from_counts,
-    selected_level,
-    selection_counts,
+    select_heavy_level,
     selection_runs,
 )
 from smoothdp.central.quantiles.atoms import (
@@ -33,7 +30,6 @@ from smoothdp.central.quantiles.exact_draws import (
     LIBM_ULPS,
     UNIT_ROUNDOFF,
     exact_categorical,
-    log_weight_margin,
 )
 from smoothdp.central.quantiles.greedy import GreedyProgramme, greedy_margin
 from smoothdp.central.quantiles.joint_window import (
@@ -361,20 +357,10 @@ class JointQuantiles(MultiQuantile):
         if stage != "test":
             report = {"epsilon": 0.0, "atoms": stage, "level": None}
             return self.atoms_of(stage == "heavy"), {"lattice_test": report}
-        eps_t = self.epsilon_test(n)
-        light = self.atoms_of(False)
-        # The exponential mechanism over the selection's scores (sensitivity 1), exact for its float weights.
-        kernel = functools.partial(selection_counts, atoms=light)
-        counts = data.block_totals(kernel) if isinstance(data, Records) else kernel(data)
-        scores = np.array(scores_from_counts(counts, n, eps_t))
-        coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
-        level = selected_level(light, exact_categorical(coef * scores, rng))
-        atoms = light if level is None else light.with_level_factor(level, self.atom_mass(True))
-        info = {
-            "epsilon": eps_t,
-            "atoms": "light" if level is None else "heavy",
-            "level": None if level is None else light.levels[level].spacing,
-        }
+        atoms, info = select_heavy_level(
+            data, self.atoms_of(False), n=n, epsilon_test=self.epsilon_test(n),
+            heavy_mass=self.atom_mass(True), rng=rng,
+        )  # fmt: skip
         return atoms, {"lattice_test": info}
 
     def _draw(

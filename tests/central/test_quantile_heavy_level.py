@@ -1,0 +1,111 @@
+"""One quantile under substitution with the selection of a heavy level first
+(docs/theory/quantiles.md#the-heavy-level-of-one-quantile): when it runs (a public rule of n, ε and the
+lattice), what it spends, that the levels drawn follow the selection's law from its definition, that the
+values then follow the exponential mechanism with the atoms it set, and what it buys on tied data."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from atoms_law import atom_masses
+from greedy_law import selection_law, spec_levels
+
+import smoothdp
+from smoothdp.central.quantiles import ExponentialQuantile
+from smoothdp.rng import default_rng
+
+SHARE = 0.05  # the documented share of ε of the selection
+
+
+def test_the_selection_runs_from_the_documented_rule_and_spends_its_share():
+    """With ``atoms="auto"`` it runs where records all on one level would select it with probability above
+    1/2: 0.05ε·(0.1n − 1/(0.05ε)) ≥ ln(L + 1), L the lattice's levels (ten for the multiscale lattice), up
+    to n = 2^20; then ε′ = 0.95ε − 4η, and the report gives its ε."""
+    levels = 10
+    for n, eps in ((100, 1.0), (1000, 0.5), (1000, 1.0), (2000, 0.5), (20_000, 0.1)):
+        mech = ExponentialQuantile(0.5, epsilon=eps, bounds=(0.0, 100.0))
+        expected = SHARE * eps * (0.1 * n - 1.0 / (SHARE * eps)) >= math.log(levels + 1.0)
+        assert mech.selects_level(n) == expected
+        x = np.round(np.random.default_rng(n).uniform(20.0, 60.0, n), 1)
+        release = smoothdp.median(x, epsilon=eps, bounds=(0.0, 100.0), rng=default_rng(1))
+        report = release.details.get("lattice_test")
+        assert (report is not None) == expected
+        used = release.details["epsilon_in_weights"]
+        share = SHARE * eps if expected else 0.0
+        assert eps - share - 1e-6 < used <= eps - share
+        if expected:
+            assert report["epsilon"] == SHARE * eps
+    light = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0), atoms="light")
+    assert not light.selects_level(10**6)  # a public choice of masses: nothing to select
+    auto = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0))
+    assert auto.selects_level(1 << 20) and not auto.selects_level((1 << 20) + 1)  # light atoms suffice
+    forced = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0), atoms="test")
+    assert forced.selects_level(3)
+
+
+def test_the_levels_drawn_follow_the_selection_law():
+    """Records tied at tenths (and some at halves): the level reported in 3000 releases against the law of
+    the selection written from its definition (chi-square over the candidates with expected count > 5)."""
+    lattice = (1.0, 0.5, 0.1)
+    mech = ExponentialQuantile(0.5, epsilon=4.0, bounds=(0.0, 10.0), lattice=lattice, atoms="test")
+    x = np.sort(np.array([0.3, 1.5, 2.5, 2.7, 3.1, 4.5, 4.9, 5.5, 6.1, 7.3] * 12))
+    law = selection_law(x, spec_levels(lattice), x.size, SHARE * 4.0)
+    assert law[3] > 0.5  # [light, 1, 1/2, 1/10]: the tenths
+    names = {None: 0, 1.0: 1, 0.5: 2, 0.1: 3}
+    rng = default_rng(5)
+    picks = [mech.release(x, rng=rng).details["lattice_test"]["level"] for _ in range(3000)]
+    draws = np.bincount([names[p] for p in picks], minlength=4)
+    expected = law * 3000
+    keep = expected > 5
+    assert np.sum((draws[keep] - expected[keep]) ** 2 / expected[keep]) < 30
+
+
+def test_given_the_heavy_level_the_values_follow_the_exponential_mechanism():
+    """On data all at quarters the selection picks the quarters in most releases; given that, the share of
+    releases at each record value is the law of the exponential mechanism with those atoms heavy (64 per
+    unit of spacing), written from its definition: mass × exp(−coef·dist(t, [#{x < v}, #{x ≤ v}])) over the
+    atoms and the gaps."""
+    x = np.sort(np.array([0.25, 0.5, 0.5, 0.75, 0.75, 0.75, 1.0, 1.25] * 15))
+    eps, bounds = 4.0, (0.0, 2.0)
+    mech = ExponentialQuantile(0.5, epsilon=eps, bounds=bounds, lattice=0.25, atoms="test")
+    coef = 0.5 * mech.epsilon_used(x.size)
+    atoms = atom_masses(spec_levels(0.25), [64.0], *bounds)
+    t = math.ceil(0.5 * x.size) - 0.5
+
+    def weight(v: float) -> float:
+        below, at_most = np.sum(x < v), np.sum(x <= v)
+        return math.exp(-coef * max(0.0, below - t, t - at_most))
+
+    cuts = np.unique(np.concatenate((bounds, x)))
+    gaps = sum((b - a) * weight(0.5 * (a + b)) for a, b in itertools.pairwise(cuts))
+    z = gaps + sum(m * weight(v) for v, m in atoms.items())
+    rng = default_rng(8)
+    releases = [mech.release(x, rng=rng) for _ in range(2000)]
+    heavy = [r.value for r in releases if r.details["lattice_test"]["level"] == 0.25]
+    assert len(heavy) > 1000  # the quarters are selected in most releases
+    for v in (0.5, 0.75, 1.0):
+        p = atoms[v] * weight(v) / z
+        share = np.mean(np.array(heavy) == v)
+        assert abs(share - p) < 4.0 * math.sqrt(p * (1.0 - p) / len(heavy)) + 1e-3
+
+
+def test_temperatures_to_one_decimal_are_released_exactly():
+    """2,000 temperatures to one decimal (N(15, 8)), about ten records per tenth at the median: at ε = 1
+    the median is the exact tenth in most releases (light atoms alone: about 1%); continuous records
+    select the light atoms and are released as before."""
+    gen = np.random.default_rng(3)
+    temps = np.round(gen.normal(15.0, 8.0, 2000), 1)
+    truth = float(np.quantile(temps, 0.5, method="inverted_cdf"))
+    rng = default_rng(9)
+    out = np.array(
+        [smoothdp.median(temps, epsilon=1.0, bounds=(-50.0, 60.0), rng=rng).value for _ in range(200)]
+    )
+    assert np.mean(out == truth) > 0.5
+    cont = gen.normal(15.0, 8.0, 2000)
+    levels = [
+        smoothdp.median(cont, epsilon=1.0, bounds=(-50.0, 60.0), rng=rng).details["lattice_test"]["level"]
+        for _ in range(50)
+    ]
+    assert levels.count(None) >= 48
