@@ -256,11 +256,15 @@ class ExponentialQuantile(Mechanism):
             return self.capped[2]
         width: float | None = None if self.candidates is not None else self.width
         if self.atoms is not None and self.nested is None and self.capped is None:
-            # under substitution: the largest margin over the atoms the selection may set (public)
-            return max(
-                log_weight_margin(epsilon=self.epsilon, n=n, width=atoms.log_width(self.width))
-                for atoms in self.atom_options(n)
-            )
+            # under substitution: the largest margin over the atoms the selection may set (public: computed
+            # once per n)
+            margins: dict[int, float] = self.__dict__.setdefault("_margins", {})
+            if n not in margins:
+                margins[n] = max(
+                    log_weight_margin(epsilon=self.epsilon, n=n, width=atoms.log_width(self.width))
+                    for atoms in self.atom_options(n)
+                )
+            return margins[n]
         if self.atoms is not None:
             width = self.atoms.log_width(self.width)
         if self.nested is not None:
