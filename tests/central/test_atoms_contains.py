@@ -47,9 +47,10 @@ def _naive_counts(x: np.ndarray, atoms: Any) -> np.ndarray:
     return np.array([int(on.any(axis=0).sum()), *(int(r.sum()) for r in on), *below])
 
 
-def test_selection_counts_skip_only_levels_with_no_point() -> None:
-    """selection_counts (a level skipped on a chunk where its finer superset has no record) against every
-    level tested on every record, on data of every kind, large values near the supersets' ranges included."""
+def test_selection_counts_are_every_level_tested() -> None:
+    """selection_counts (a level read off its finest divisor level's index when the bounds lie within that
+    level's reach, else tested) against every level tested on every record, on data of every kind, with
+    and without bounds, large values near the divisor levels' reach included."""
     g = np.random.default_rng(0)
     data = [
         g.normal(0, 1, 100_000),
@@ -58,8 +59,42 @@ def test_selection_counts_skip_only_levels_with_no_point() -> None:
         g.integers(-(2**53), 2**53, 100_000).astype(float),
         np.concatenate((g.normal(0, 1, 70_000), np.round(g.normal(0, 1e12, 1000), 1), [2.0**50, 3e14])),
         np.round(g.normal(0, 1e10, 100_000), 1),
+        np.round(g.normal(0, 1e10, 100_000), 4),
     ]
-    for spec in ("multiscale", (1.0, 0.25), 0.1, (1.0, 0.1, 0.01)):
+    every_bounds = (None, (-1e4, 1e4), (-1.1e11, 1.1e11), (-1e15, 1e15))
+    for spec in ("multiscale", (1.0, 0.25), 0.1, (1.0, 0.1, 0.01), (0.5, 0.1, 0.02), (2.5, 0.5)):
         atoms = build_atoms(check_lattice(spec))
         for x in data:
-            np.testing.assert_array_equal(selection_counts(x, atoms), _naive_counts(x, atoms))
+            for bounds in (*every_bounds, (float(x.min()), float(x.max()))):
+                clipped = x if bounds is None else np.clip(x, *bounds)
+                np.testing.assert_array_equal(
+                    selection_counts(clipped, atoms, bounds), _naive_counts(clipped, atoms)
+                )
+
+
+def test_selection_counts_do_the_same_work_on_any_data(monkeypatch: Any) -> None:
+    """The levels tested directly, and on how many records, are the same on continuous records, records
+    tied at tenths and one record moved onto a lattice point (the old pass skipped levels where a chunk
+    held no point of a finer level)."""
+    from smoothdp.central.quantiles.atoms import Level
+
+    calls: list[tuple[str, int]] = []
+    original = Level.index_of
+
+    def counted(self: Any, v: Any) -> Any:
+        calls.append((repr(self), int(np.size(v))))
+        return original(self, v)
+
+    monkeypatch.setattr(Level, "index_of", counted)
+    atoms = build_atoms(MULTISCALE)
+    g = np.random.default_rng(1)
+    continuous = g.normal(50.0, 10.0, 150_000)
+    moved = continuous.copy()
+    moved[7] = 50.5
+    work = []
+    for x in (continuous, np.round(continuous, 1), moved):
+        calls.clear()
+        selection_counts(np.clip(x, 0.0, 100.0), atoms, (0.0, 100.0))
+        work.append(list(calls))
+    assert work[0] == work[1] == work[2]
+    assert len({name for name, _ in work[0]}) == 2  # the two levels with no finer divisor: 1/32 and 1/10^4

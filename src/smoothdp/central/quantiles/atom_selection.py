@@ -88,35 +88,57 @@ def _finer_supersets(atoms: Atoms) -> list[tuple[int, float] | None]:
     return out
 
 
-def selection_counts(block: NDArray[np.float64], atoms: Atoms) -> NDArray[np.int64]:
-    """[N, N_ℓ and C_ℓ for ℓ in coarse-to-fine order] of a block of records (any order): blocks' counts add
-    up (a per-block counter of :meth:`smoothdp.scale.engine.Records.block_totals`), in chunks. A level whose
-    finer superset level (:func:`_finer_supersets`) holds no record of a chunk within its range is not
-    tested on that chunk (its points there would be the superset's): the counts are the same."""
+def _derivations(atoms: Atoms, bounds: tuple[float, float] | None) -> list[tuple[int, float, float] | None]:
+    """For each level ℓ: (j, r, r·K_ℓ) when its membership follows from a finer level j's index on every
+    record in ``bounds`` (public: the levels and the bounds), else None (tested directly). j is ℓ's finest
+    divisor level (:func:`_finer_supersets`), which has no finer divisor itself; within |v| ≤ R_j,
+    v ∈ Λ_ℓ ⇔ v = p_j(k) with r | k and |k| ≤ r·K_ℓ, r = σ_ℓ/σ_j (both points correctly rounded from the
+    same rational k·σ_j). Without bounds, or with bounds beyond R_j, ℓ is tested directly."""
+    reach = None if bounds is None else max(abs(bounds[0]), abs(bounds[1]))
+    out: list[tuple[int, float, float] | None] = []
+    for level, sup in zip(atoms.levels, _finer_supersets(atoms), strict=True):
+        if sup is None or reach is None or reach > sup[1]:
+            out.append(None)
+            continue
+        ratio = level.value / atoms.levels[sup[0]].value
+        out.append((sup[0], float(ratio), float(ratio) * float(level.reach)))
+    return out
+
+
+def selection_counts(
+    block: NDArray[np.float64], atoms: Atoms, bounds: tuple[float, float] | None = None
+) -> NDArray[np.int64]:
+    """[N, N_ℓ and C_ℓ for ℓ in coarse-to-fine order] of a block of records (any order) in the public
+    ``bounds``: blocks' counts add up (a per-block counter of
+    :meth:`smoothdp.scale.engine.Records.block_totals`), in chunks. The same numpy work on every block of a
+    given size: the levels with a finer divisor level read their membership off its index
+    (:func:`_derivations`: one exact divisibility test per record), the others are tested on every record
+    (:meth:`~smoothdp.central.quantiles.atoms.Level.index_of`)."""
     values = np.asarray(block, dtype=np.float64).ravel()
     order = coarse_to_fine(atoms)
-    supersets = _finer_supersets(atoms)
+    plan = _derivations(atoms, bounds)
     levels = len(order)
     out = np.zeros(1 + 2 * levels, dtype=np.int64)
     chunk = 1 << 16
     for i in range(0, values.size, chunk):
         part = values[i : i + chunk]
-        top = float(np.max(np.abs(part))) if part.size else 0.0
-        rows: dict[int, NDArray[np.bool_] | None] = {}  # None: no record of the chunk on the level
-        for index in reversed(order):  # fine to coarse: a superset is tested before its subsets
-            sup = supersets[index]
-            if sup is not None and rows[sup[0]] is None and top <= sup[1]:
-                rows[index] = None
-                continue
-            row = atoms.levels[index].contains(part)
-            rows[index] = row if row.any() else None
+        index: dict[int, tuple[NDArray[np.float64], NDArray[np.bool_]]] = {}
+        rows: dict[int, NDArray[np.bool_]] = {}
+        for ell, how in enumerate(plan):
+            if how is None:
+                index[ell] = atoms.levels[ell].index_of(part)
+                rows[ell] = index[ell][1]
+        for ell, how in enumerate(plan):
+            if how is not None:
+                j, ratio, limit = how
+                k, on = index[j]
+                # r | k ⇔ rint(k/r)·r = k: every product is an integer below 2^53, so exact
+                rows[ell] = on & (np.rint(k / ratio) * ratio == k) & (np.abs(k) <= limit)
         coarser = np.zeros(part.size, dtype=bool)
-        for k, index in enumerate(order):
-            out[1 + levels + k] += int(np.count_nonzero(coarser))
-            hit = rows[index]
-            if hit is not None:
-                out[1 + k] += int(np.count_nonzero(hit))
-                coarser |= hit
+        for position, ell in enumerate(order):
+            out[1 + levels + position] += int(np.count_nonzero(coarser))
+            out[1 + position] += int(np.count_nonzero(rows[ell]))
+            coarser |= rows[ell]
         out[0] += int(np.count_nonzero(coarser))
     return out
 
@@ -148,14 +170,16 @@ def select_heavy_level(
     n: int,
     epsilon_test: float,
     heavy_mass: float,
+    bounds: tuple[float, float],
     rng: np.random.Generator,
 ) -> tuple[Atoms, dict[str, Any]]:
-    """The selection on the clipped records (:class:`~smoothdp.scale.engine.Records`, or values in any
-    order; one pass of :func:`selection_counts`): the exponential mechanism over the scores (sensitivity 1
-    under substitution), drawn exactly from its certified float weights at ε_t − 4η. Returns the atoms it
+    """The selection on the records clipped into the public ``bounds``
+    (:class:`~smoothdp.scale.engine.Records`, or values in any order; one pass of
+    :func:`selection_counts`): the exponential mechanism over the scores (sensitivity 1 under
+    substitution), drawn exactly from its certified float weights at ε_t − 4η. Returns the atoms it
     sets (``light``, or ``light`` with the chosen level's mass ``heavy_mass``·σ) and its report (a private
     output, covered by the guarantee)."""
-    kernel = functools.partial(selection_counts, atoms=light)
+    kernel = functools.partial(selection_counts, atoms=light, bounds=bounds)
     counts = data.block_totals(kernel) if isinstance(data, Records) else kernel(data)
     scores = np.array(scores_from_counts(counts, n, epsilon_test))
     coef = 0.5 * (epsilon_test - 4.0 * log_weight_margin(epsilon=epsilon_test, n=n, width=None))

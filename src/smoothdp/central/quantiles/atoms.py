@@ -193,11 +193,16 @@ class Level:
         """Whether each value is a point p(k), |k| ≤ K: with k = rint(v/fl(σ)), v = p(k) and |k| ≤ K.
         Exact: for v = p(k₀), |v/fl(σ) − k₀| ≤ σ/8/σ + |k₀|·2^-52 + rounding < 1/2 (|k₀| ≤ K ≤ 2^50; class
         docstring), so the guess is k₀; and v = p(k) with |k| ≤ K is a point by definition."""
+        return self.index_of(v)[1]
+
+    def index_of(self, v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """(k, whether v = p(k) with |k| ≤ K) for each value, k = rint(v/fl(σ)) (:meth:`contains`): the index
+        of every value that is a point (integer-valued floats; meaningless elsewhere)."""
         arr = np.asarray(v, dtype=np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.rint(arr / self.spacing)
             out: NDArray[np.bool_] = (np.abs(k) <= float(self.reach)) & (self.point(k) == arr)
-        return out
+        return k, out
 
     def __repr__(self) -> str:
         return f"Level({self.numer}/{self.denom})"

@@ -314,7 +314,7 @@ class ExponentialQuantile(Mechanism):
             if self.atoms is not None and self.selects_level(n):  # stage 1: its ε_t is out of epsilon_used
                 atoms, info = select_heavy_level(
                     records, self.atoms, n=n, epsilon_test=self.epsilon_selection(n), heavy_mass=HEAVY_MASS,
-                    rng=rng,
+                    bounds=(self.lower, self.upper), rng=rng,
                 )  # fmt: skip
             value = sample_em_windowed(
                 records,

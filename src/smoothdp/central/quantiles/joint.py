@@ -359,7 +359,7 @@ class JointQuantiles(MultiQuantile):
             return self.atoms_of(stage == "heavy"), {"lattice_test": report}
         atoms, info = select_heavy_level(
             data, self.atoms_of(False), n=n, epsilon_test=self.epsilon_test(n),
-            heavy_mass=self.atom_mass(True), rng=rng,
+            heavy_mass=self.atom_mass(True), bounds=(self.lower, self.upper), rng=rng,
         )  # fmt: skip
         return atoms, {"lattice_test": info}
 
