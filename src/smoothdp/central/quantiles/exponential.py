@@ -62,9 +62,9 @@ __all__ = [
     "ExponentialQuantile",
 ]
 
-#: Above this n, ``atoms="auto"`` runs no selection: a tie at the median then spans hundreds of records on
-#: any grid of few digits, enough margin for the light atoms (about 19.4/ε ranks), and the selection's pass
-#: of per-level counts would cost more than the rest of the release.
+#: Above this n, ``atoms="auto"`` runs no selection: its pass of per-level counts would cost more than the
+#: rest of the release (one window of a few thousand ranks), and runs of ties at the median are then usually
+#: long enough for the light atoms (about 40/ε records); ``atoms="test"`` runs it at any n.
 SELECTION_MAX_N = 1 << 20
 #: The proof of the substitution quantile whose atoms a private selection may set first.
 SELECTION_PROOF = "docs/theory/quantiles.md#the-heavy-level-of-one-quantile"
