@@ -71,8 +71,9 @@ REASONS: dict[str, str] = {
     "the cell moves by ±7% with the seed (0.00352 and 0.00308 for seeds 0 and 1; 0.00308 against 0.00302 "
     "without the selection over 2000 releases)",
     "prices_cents": "ties without a public grid at ε·n = 500: the median 9.99 is 59 ranks inside its run, "
-    "and a cent's light atom (lighter than an integer's, which needs about 19.4/ε ranks) is not yet heavy "
-    "enough; exact from ε = 1; OpenDP was given every cent as a candidate (theory/quantiles.md, limits)",
+    "a cent's light atom (lighter than an integer's, which needs about 19.4/ε ranks) is not yet heavy "
+    "enough, and the private selection of a heavy level runs from ε·n ≈ 680 (it makes the cents heavy, "
+    "and the median exact, from ε = 1); OpenDP was given every cent as a candidate (theory/quantiles.md)",
     "constant_62_5": "ε·n = 20: the atom at 62.5 cannot outweigh the bounds' volume (theory/quantiles.md, "
     "limits); OpenDP was given every multiple of 0.5 as a candidate",
     "ages_n100_wide": "n = 100 ages in (0, 10⁴): runs of 2–4 ties per age, too short for the light "
