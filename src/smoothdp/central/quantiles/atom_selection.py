@@ -94,6 +94,22 @@ def _derivations(atoms: Atoms, bounds: tuple[float, float] | None) -> list[tuple
     divisor level (:func:`_finer_supersets`), which has no finer divisor itself; within |v| ≤ R_j,
     v ∈ Λ_ℓ ⇔ v = p_j(k) with r | k and |k| ≤ r·K_ℓ, r = σ_ℓ/σ_j (both points correctly rounded from the
     same rational k·σ_j). Without bounds, or with bounds beyond R_j, ℓ is tested directly."""
+    key = (tuple((level.numer, level.denom) for level in atoms.levels), bounds)
+    if key not in _PLANS:  # public inputs only: every release and every block with these levels asks the same
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[key] = _derivation_plan(atoms, bounds)
+    return _PLANS[key]
+
+
+#: :func:`_derivations` by levels and bounds.
+_PLANS: dict[Any, list[tuple[int, float, float] | None]] = {}
+
+
+_Plan = list[tuple[int, float, float] | None]
+
+
+def _derivation_plan(atoms: Atoms, bounds: tuple[float, float] | None) -> _Plan:
     reach = None if bounds is None else max(abs(bounds[0]), abs(bounds[1]))
     out: list[tuple[int, float, float] | None] = []
     for level, sup in zip(atoms.levels, _finer_supersets(atoms), strict=True):
