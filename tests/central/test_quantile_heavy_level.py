@@ -43,6 +43,8 @@ def test_the_selection_runs_from_the_documented_rule_and_spends_its_share():
     assert auto.selects_level(1 << 20) and not auto.selects_level((1 << 20) + 1)  # light atoms suffice
     forced = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0), atoms="test")
     assert forced.selects_level(3)
+    nested = ExponentialQuantile(0.5, epsilon=1.0, bounds=(0.0, 100.0), atoms="test", halvings=3)
+    assert not nested.selects_level(10**4) and nested.epsilon_selection(10**4) == 0.0  # no selection runs
 
 
 def test_the_levels_drawn_follow_the_selection_law():

@@ -218,8 +218,8 @@ class ExponentialQuantile(Mechanism):
         with ``atoms="test"`` always, with ``"auto"`` where records that all lie on one level would select it
         with probability above 1/2 (:func:`~smoothdp.central.quantiles.atom_selection.selection_runs`) and
         n ≤ :data:`SELECTION_MAX_N`."""
-        if self.guarantee.neighbours != "substitution" or self.atoms is None:
-            return False
+        if self.guarantee.neighbours != "substitution" or self.atoms is None or self.nested is not None:
+            return False  # (the nested draw, a direct construction with halvings, keeps its light atoms)
         if self.atom_choice == "test":
             return True
         levels = len(self.atoms.levels)
