@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles.atoms import Atoms
+from smoothdp.central.quantiles.atoms import Atoms, Level
 from smoothdp.central.quantiles.exact_draws import exact_categorical, log_weight_margin
 from smoothdp.scale.engine import Records
 
@@ -71,54 +72,49 @@ def selection_confident(n: int, epsilon_test: float, n_levels: int) -> bool:
     return epsilon_test * ((1.0 - TEST_FRACTION) * n - 1.0 / epsilon_test) >= math.log(max(n_levels, 1)) + 3.0
 
 
-def _finer_supersets(atoms: Atoms) -> list[tuple[int, float] | None]:
+def _finer_supersets(levels: Sequence[Level]) -> list[tuple[int, float] | None]:
     """For each level ℓ, a finer level j whose points include ℓ's within |v| ≤ R_j, and R_j (public): the
     finest level whose spacing divides σ_ℓ exactly (σ_ℓ/σ_j an integer). A point p_ℓ(k) = fl(k·σ_ℓ) is
     then fl(k′·σ_j) with k′ = k·σ_ℓ/σ_j (both correctly rounded from the same rational), a point of level j
     when |k′| ≤ K_j, which |v| ≤ R_j = (K_j − 1)·fl(σ_j)·(1 − 2^-40) ensures (|p_j(k′) − k′σ_j| ≤ σ_j/8)."""
     out: list[tuple[int, float] | None] = []
-    for level in atoms.levels:
+    for level in levels:
         best: tuple[int, float] | None = None
-        for j, finer in enumerate(atoms.levels):
+        for j, finer in enumerate(levels):
             ratio = level.value / finer.value
             if finer is not level and ratio.denominator == 1 and ratio > 1:
-                if best is None or finer.value < atoms.levels[best[0]].value:
+                if best is None or finer.value < levels[best[0]].value:
                     best = (j, (finer.reach - 1.0) * finer.spacing * (1.0 - 2.0**-40))
         out.append(best)
     return out
 
 
-def _derivations(atoms: Atoms, bounds: tuple[float, float] | None) -> list[tuple[int, float, float] | None]:
+def _derivations(
+    atoms: Atoms, bounds: tuple[float, float] | None
+) -> tuple[tuple[int, float, float] | None, ...]:
     """For each level ℓ: (j, r, r·K_ℓ) when its membership follows from a finer level j's index on every
     record in ``bounds`` (public: the levels and the bounds), else None (tested directly). j is ℓ's finest
     divisor level (:func:`_finer_supersets`), which has no finer divisor itself; within |v| ≤ R_j,
     v ∈ Λ_ℓ ⇔ v = p_j(k) with r | k and |k| ≤ r·K_ℓ, r = σ_ℓ/σ_j (both points correctly rounded from the
     same rational k·σ_j). Without bounds, or with bounds beyond R_j, ℓ is tested directly."""
-    key = (tuple((level.numer, level.denom) for level in atoms.levels), bounds)
-    if key not in _PLANS:  # public inputs only: every release and every block with these levels asks the same
-        if len(_PLANS) > 256:
-            _PLANS.clear()
-        _PLANS[key] = _derivation_plan(atoms, bounds)
-    return _PLANS[key]
+    return _derivation_plan(tuple((level.numer, level.denom) for level in atoms.levels), bounds)
 
 
-#: :func:`_derivations` by levels and bounds.
-_PLANS: dict[Any, list[tuple[int, float, float] | None]] = {}
-
-
-_Plan = list[tuple[int, float, float] | None]
-
-
-def _derivation_plan(atoms: Atoms, bounds: tuple[float, float] | None) -> _Plan:
+@functools.lru_cache(maxsize=256)
+def _derivation_plan(
+    fractions: tuple[tuple[int, int], ...], bounds: tuple[float, float] | None
+) -> tuple[tuple[int, float, float] | None, ...]:
+    """:func:`_derivations` of the levels P/Q in ``fractions`` (cached: public values in, a tuple out)."""
+    levels = [Level(numer, denom) for numer, denom in fractions]
     reach = None if bounds is None else max(abs(bounds[0]), abs(bounds[1]))
     out: list[tuple[int, float, float] | None] = []
-    for level, sup in zip(atoms.levels, _finer_supersets(atoms), strict=True):
+    for level, sup in zip(levels, _finer_supersets(levels), strict=True):
         if sup is None or reach is None or reach > sup[1]:
             out.append(None)
             continue
-        ratio = level.value / atoms.levels[sup[0]].value
+        ratio = level.value / levels[sup[0]].value
         out.append((sup[0], float(ratio), float(ratio) * float(level.reach)))
-    return out
+    return tuple(out)
 
 
 def selection_counts(

@@ -292,14 +292,15 @@ class ExponentialQuantile(Mechanism):
         return self._draw(records, rng)[0]
 
     def _draw(self, records: Records, rng: np.random.Generator) -> tuple[float, dict[str, Any], Any]:
-        """The output (clamped if asked), the add/remove lattice test's report (empty when none ran) and
-        the bounds a nested draw used (None without halvings)."""
+        """The output (clamped if asked), the report of the lattice test or selection (empty when none
+        ran) and the bounds a nested draw used (None without halvings)."""
         if self.capped is not None:
             return self._sample_add_remove(records.sorted_values(), rng)
         n = records.n
         coef = 0.5 * self.epsilon_used(n)
         target = target_rank(self.q, n)
         used = None
+        info: dict[str, Any] = {}
         if self.candidates is not None:
             value = sample_em_candidates(
                 records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
@@ -310,7 +311,7 @@ class ExponentialQuantile(Mechanism):
                 atoms=self.atoms, grid=self.grid, rng=rng, numerics=self.numerics,
             )  # fmt: skip
         else:
-            atoms, info = self.atoms, dict[str, Any]()
+            atoms = self.atoms
             if self.atoms is not None and self.selects_level(n):  # stage 1: its ε_t is out of epsilon_used
                 atoms, info = select_heavy_level(
                     records, self.atoms, n=n, epsilon_test=self.epsilon_selection(n), heavy_mass=HEAVY_MASS,
@@ -328,8 +329,7 @@ class ExponentialQuantile(Mechanism):
                 rng=rng,
                 numerics=self.numerics,
             )
-            return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), info, used
-        return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), {}, used
+        return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), info, used
 
     def _sample_add_remove(
         self, sorted_x: NDArray[np.float64], rng: np.random.Generator
