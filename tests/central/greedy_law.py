@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -229,7 +230,6 @@ def greedy_privacy_loss(
     level, ``atoms="test"``, or a public choice) releases on x and x′: the level selected (written from the
     definition, :func:`selection_law`) and the values given the atoms it sets. ``coef_scale`` = 2: the
     broken twin with density exp(ε′u/2) (sensitivity 2 ignored)."""
-    from fractions import Fraction
 
     from atoms_law import atom_masses
 
@@ -250,8 +250,26 @@ def greedy_privacy_loss(
     if stage != "test":
         up, down = stage2([heavy if stage == "heavy" else light] * len(levels))
         return max(up, down)
-    eps_t = mech.epsilon_test(n)
-    sel_a, sel_b = selection_law(xa, levels, n, eps_t), selection_law(xb, levels, n, eps_t)
+    return selection_composed_loss(xa, xb, levels, mech.epsilon_test(n), light, heavy, stage2)
+
+
+def selection_composed_loss(
+    x: Any,
+    x2: Any,
+    levels: list[tuple[int, int]],
+    eps_t: float,
+    light: float,
+    heavy: float,
+    stage2: Callable[[list[float]], tuple[float, float]],
+) -> float:
+    """The worst log ratio of the selection of a heavy level followed by a mechanism with the atoms it sets:
+    for each outcome (every level light, or one level heavy, coarse to fine) the log ratio of its
+    probability (:func:`selection_law`) plus ``stage2``'s sup log ratios (x over x2, x2 over x) given the
+    outcome's mass factors per unit of spacing, both directions."""
+    from fractions import Fraction
+
+    n = len(x)
+    sel_a, sel_b = selection_law(x, levels, n, eps_t), selection_law(x2, levels, n, eps_t)
     order = sorted(range(len(levels)), key=lambda i: -Fraction(*levels[i]))
     worst = 0.0
     for pick in range(len(levels) + 1):

@@ -143,28 +143,20 @@ def _selection_em_loss(mech: Any, x: Any, x2: Any, t: float, coef: float, y: np.
     spacing) the log ratio of its probability (the selection's law written from its definition,
     tests/central/greedy_law.py) plus the sup log ratio of the exponential mechanism's densities with the
     atoms it sets, both directions."""
-    from fractions import Fraction
-
     from atoms_law import atom_masses
-    from greedy_law import selection_law, spec_levels
+    from greedy_law import selection_composed_loss, spec_levels
 
     levels = spec_levels(mech.lattice)
-    n = len(x)
-    eps_t = SELECTION_SHARE * mech.epsilon
-    law_a, law_b = selection_law(x, levels, n, eps_t), selection_law(x2, levels, n, eps_t)
-    order = sorted(range(len(levels)), key=lambda i: -Fraction(*levels[i]))
-    worst = 0.0
-    for pick in range(len(levels) + 1):
-        factors = [ATOM_MASS_PER_SPACING] * len(levels)
-        if pick:
-            factors[order[pick - 1]] = HEAVY_PER_SPACING
+
+    def stage2(factors: list[float]) -> tuple[float, float]:
         atoms = atom_masses(levels, factors, mech.lower, mech.upper)
         points = np.concatenate((y, np.array(list(atoms), dtype=float)))
         a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, points)
         b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, points)
-        choice = math.log(law_a[pick]) - math.log(law_b[pick])
-        worst = max(worst, choice + float(np.max(a - b)), -choice + float(np.max(b - a)))
-    return worst
+        return float(np.max(a - b)), float(np.max(b - a))
+
+    eps_t = SELECTION_SHARE * mech.epsilon
+    return selection_composed_loss(x, x2, levels, eps_t, ATOM_MASS_PER_SPACING, HEAVY_PER_SPACING, stage2)
 
 
 def recursive_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
