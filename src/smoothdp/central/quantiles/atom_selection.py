@@ -38,6 +38,7 @@ __all__ = [
     "selected_level",
     "selection_confident",
     "selection_counts",
+    "selection_outcomes",
     "selection_runs",
     "selection_scores",
 ]
@@ -173,6 +174,12 @@ def selection_scores(sorted_x: NDArray[np.float64], atoms: Atoms, n: int, epsilo
 def selected_level(atoms: Atoms, pick: int) -> int | None:
     """The index in ``atoms.levels`` of candidate ``pick`` of :func:`selection_scores` (None: light)."""
     return None if pick == 0 else coarse_to_fine(atoms)[pick - 1]
+
+
+def selection_outcomes(light: Atoms, heavy_mass: float) -> list[Atoms]:
+    """Every atom measure the selection may set (public): ``light``, then each level made heavy
+    (``heavy_mass``·σ) in the order of ``light.levels``."""
+    return [light] + [light.with_level_factor(i, heavy_mass) for i in range(len(light.levels))]
 
 
 def select_heavy_level(

@@ -10,7 +10,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from smoothdp.central.quantiles.atom_selection import TEST_SHARE, select_heavy_level, selection_runs
+from smoothdp.central.quantiles.atom_selection import (
+    TEST_SHARE,
+    select_heavy_level,
+    selection_outcomes,
+    selection_runs,
+)
 from smoothdp.central.quantiles.atoms import (
     ATOM_MASS,
     HEAVY_MASS,
@@ -237,10 +242,7 @@ class ExponentialQuantile(Mechanism):
         """Every atom measure the substitution draw may use on n records (public before the selection):
         the light atoms, and each level made heavy when the selection runs."""
         assert self.atoms is not None
-        light = self.atoms
-        if not self.selects_level(n):
-            return [light]
-        return [light] + [light.with_level_factor(i, HEAVY_MASS) for i in range(len(light.levels))]
+        return selection_outcomes(self.atoms, HEAVY_MASS) if self.selects_level(n) else [self.atoms]
 
     @property
     def atom_mass(self) -> float:

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.central.quantiles.atom_selection import (
     TEST_SHARE,
     select_heavy_level,
+    selection_outcomes,
     selection_runs,
 )
 from smoothdp.central.quantiles.atoms import (
@@ -284,7 +285,7 @@ class JointQuantiles(MultiQuantile):
             return [light]
         if stage == "heavy":
             return [self.atoms_of(True)]
-        return [light] + [light.with_level_factor(i, self.atom_mass(True)) for i in range(len(light.levels))]
+        return selection_outcomes(light, self.atom_mass(True))
 
     def margin(self, n: int) -> float:
         """The public loss margin of the float dynamic programme on n records, charged to the JointExp
