@@ -23,7 +23,11 @@ def test_every_single_method_is_selectable_and_reported(method):
 def test_auto_reports_the_method_it_ran():
     low = smoothdp.median(X, epsilon=0.5, bounds=(-100, 100), rng=1)
     high = smoothdp.median(X, epsilon=2.0, bounds=(-100, 100), rng=1)
-    assert low.details["method"] == "exponential" and high.details["method"] == "smooth_sensitivity"
+    assert low.details["method"] == "exponential"
+    assert high.details["method"] == "heavy_level_or_smooth_sensitivity"
+    assert high.details["lattice_test"]["atoms"] == "light"  # continuous data: the smooth-sensitivity branch
+    few = smoothdp.median(X[:100], epsilon=2.0, bounds=(-100, 100), rng=1)
+    assert few.details["method"] == "smooth_sensitivity"  # ε·n = 200: the selection does not run
 
 
 @pytest.mark.parametrize("method", ["auto", "joint_exp", "recursive", "exponential", "smooth_sensitivity"])

@@ -38,7 +38,12 @@ from smoothdp.central.moments.on_private_range import RangeMean, RangeVariance
 from smoothdp.central.moments.private_clip import PrivateClipMean
 from smoothdp.central.moments.range_sweep import SweepRange
 from smoothdp.central.moments.ratio_mean import RatioMean
-from smoothdp.central.quantiles import ExponentialQuantile, JointQuantiles, RecursiveQuantiles
+from smoothdp.central.quantiles import (
+    ExponentialQuantile,
+    HeavyLevelOrSmoothQuantile,
+    JointQuantiles,
+    RecursiveQuantiles,
+)
 from smoothdp.central.quantiles.nested import NestedJointQuantiles
 from smoothdp.central.unbounded.ladder import UnboundedQuantile, UnboundedRange
 from smoothdp.central.unbounded.private_bounds import PrivateRange
@@ -70,6 +75,7 @@ def _resolves(ref: str) -> bool:
 # (mechanism, data, expected neighbour relation)
 CASES = [
     (ExponentialQuantile(0.5, epsilon=1.0, bounds=(0, 1)), X, "substitution"),
+    (HeavyLevelOrSmoothQuantile(0.5, epsilon=2.0, bounds=(0, 1)), X, "substitution"),
     (RecursiveQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (JointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1)), X, "substitution"),
     (NestedJointQuantiles([0.25, 0.75], epsilon=1.0, bounds=(0, 1), halvings=3), X, "substitution"),

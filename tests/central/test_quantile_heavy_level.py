@@ -111,3 +111,54 @@ def test_temperatures_to_one_decimal_are_released_exactly():
         for _ in range(50)
     ]
     assert levels.count(None) >= 48
+
+
+def test_from_epsilon_one_and_a_half_a_heavy_level_replaces_smooth_sensitivity():
+    """At ε = 2 (where ``method="auto"`` is the smooth-sensitivity quantile) the same selection runs first
+    (docs/theory/quantiles.md#a-heavy-level-or-smooth-sensitivity): temperatures to a tenth come out exact
+    in most releases (smooth sensitivity alone: never), continuous records stay light and get the
+    smooth-sensitivity release at ε_s = 0.95ε; where the selection does not run (ε·n small) the
+    smooth-sensitivity quantile runs alone at the whole ε."""
+    gen = np.random.default_rng(4)
+    temps = np.round(gen.normal(15.0, 8.0, 2000), 1)
+    truth = float(np.quantile(temps, 0.5, method="inverted_cdf"))
+    rng = default_rng(11)
+    runs = [smoothdp.median(temps, epsilon=2.0, bounds=(-50.0, 60.0), rng=rng) for _ in range(100)]
+    assert {r.details["method"] for r in runs} == {"heavy_level_or_smooth_sensitivity"}
+    assert np.mean([r.value == truth for r in runs]) > 0.8
+    alone = smoothdp.median(temps, epsilon=2.0, bounds=(-50.0, 60.0), method="smooth_sensitivity", rng=rng)
+    assert alone.value != truth and alone.details["method"] == "smooth_sensitivity"
+    cont = gen.normal(15.0, 8.0, 2000)
+    light = [smoothdp.median(cont, epsilon=2.0, bounds=(-50.0, 60.0), rng=rng) for _ in range(30)]
+    assert sum(r.details["lattice_test"]["atoms"] == "light" for r in light) >= 28
+    first = light[0]
+    assert first.details["epsilon_selection"] + first.details["epsilon_smooth_sensitivity"] <= 2.0
+    assert first.details["epsilon_smooth_sensitivity"] == 0.95 * 2.0
+    errors = np.abs([r.value - np.median(cont) for r in light])
+    assert np.median(errors) < 0.05  # smooth sensitivity's accuracy (width 110, n = 2000)
+    small = smoothdp.median(cont[:100], epsilon=2.0, bounds=(-50.0, 60.0), rng=rng)
+    assert small.details["method"] == "smooth_sensitivity"  # ε·n = 200: no selection
+    q = smoothdp.quantile(temps, 0.3, epsilon=2.0, bounds=(-50.0, 60.0), rng=rng)
+    assert q.details["method"] == "heavy_level_or_smooth_sensitivity" and q.statistic == "quantile(0.3)"
+
+
+def test_heavy_level_or_smooth_has_the_same_public_fields_on_neighbours():
+    """The mechanism's name, proof, β and every detail but the selection's report are public: equal on a data
+    set on one level and its neighbour (one record moved off the lattice), whichever branch ran."""
+    from smoothdp.central.quantiles import HeavyLevelOrSmoothQuantile
+
+    x = np.round(np.random.default_rng(6).uniform(0.0, 10.0, 1500), 1)
+    x2 = x.copy()
+    x2[0] = math.pi
+    mech = HeavyLevelOrSmoothQuantile(0.5, epsilon=2.0, bounds=(0.0, 10.0))
+    seen, reference = set(), None
+    rng = default_rng(13)
+    for data in (x, x2, np.full(1500, 5.0), np.random.default_rng(7).uniform(0.0, 10.0, 1500)):
+        for _ in range(3):
+            r = mech.release(data, rng=rng)
+            seen.add(r.details["lattice_test"]["atoms"])
+            public = {k: v for k, v in r.details.items() if k != "lattice_test"}
+            fields = (r.mechanism, r.proof, r.beta, r.statistic, type(r.value), tuple(sorted(public.items())))
+            reference = reference or fields
+            assert fields == reference
+    assert seen == {"heavy", "light"}

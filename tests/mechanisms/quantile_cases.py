@@ -159,6 +159,63 @@ def _selection_em_loss(mech: Any, x: Any, x2: Any, t: float, coef: float, y: np.
     return selection_composed_loss(x, x2, levels, eps_t, ATOM_MASS_PER_SPACING, HEAVY_PER_SPACING, stage2)
 
 
+def heavy_or_smooth_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
+    """A heavy level selected first, then the exponential mechanism on its atoms, or the smooth-sensitivity
+    quantile when every level stays light (docs/theory/quantiles.md#a-heavy-level-or-smooth-sensitivity):
+    for each outcome the log ratio of its probability (the selection's law written from its definition)
+    plus the sup log ratio of the second stage that outcome runs, both directions. The smooth-sensitivity
+    stage: f + S_β·Z on both sides, from the statistic and the smooth sensitivity of the mechanism at ε_s."""
+    from atoms_law import atom_masses
+    from greedy_law import selection_composed_loss, spec_levels
+    from mechanism_cases import location_scale_loss
+
+    em = mech.exponential
+    n = len(x)
+    levels = spec_levels(em.lattice)
+    coef, t = 0.5 * em.epsilon_used(n), _rank_target(em.q, n)
+    y = _pieces(x, x2, em.lower, em.upper)
+    smooth = mech.smooth_mechanism(n)
+    stat, noise = smooth.statistic, smooth.calibration.noise
+    f, f2 = stat.value(x), stat.value(x2)
+    s, s2 = smooth.smooth_sensitivity(x), smooth.smooth_sensitivity(x2)
+
+    def stage2(factors: list[float]) -> tuple[float, float]:
+        if all(f == ATOM_MASS_PER_SPACING for f in factors):  # every level light: smooth sensitivity
+            up = location_scale_loss(noise, f, s, f2, s2, True, 0.0)
+            return up, location_scale_loss(noise, f2, s2, f, s, True, 0.0)
+        atoms = atom_masses(levels, factors, em.lower, em.upper)
+        points = np.concatenate((y, np.array(list(atoms), dtype=float)))
+        a = _log_lattice_em_density(x, em.lower, em.upper, t, coef, atoms, points)
+        b = _log_lattice_em_density(x2, em.lower, em.upper, t, coef, atoms, points)
+        return float(np.max(a - b)), float(np.max(b - a))
+
+    eps_t = SELECTION_SHARE * mech.epsilon
+    return selection_composed_loss(x, x2, levels, eps_t, ATOM_MASS_PER_SPACING, HEAVY_PER_SPACING, stage2)
+
+
+def _broken_heavy_or_smooth(mech: Any) -> Any:
+    """Both stages at twice their ε: the exponential mechanism's weights and the smooth-sensitivity noise."""
+    import copy
+
+    from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
+
+    twin = copy.copy(mech)
+    twin.exponential = copy.copy(mech.exponential)
+    twin.exponential.epsilon = 2.0 * mech.exponential.epsilon
+    twin.exponential.__dict__.pop("_margins", None)
+    twin._smooth = {}
+    original = mech.smooth_mechanism
+
+    def doubled(n: int) -> Any:
+        inner = original(n)
+        return SmoothSensitivityMechanism(
+            inner.statistic, epsilon=2.0 * inner.guarantee.epsilon, beta=inner.calibration.beta
+        )
+
+    twin.smooth_mechanism = doubled
+    return twin
+
+
 def recursive_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     """KSS on two quantiles (two levels): p(v1)·p(v2 | v1), with the node rule written out from scratch:
     level 1 is quantile qs[0] on all data with ε/(2L)/max(q, 1−q); level 2 is qs[1] rescaled on x ≥ v1."""
@@ -647,6 +704,7 @@ def quantile_cases() -> list[Any]:
     from mechanism_cases import Case, _add_remove_pairs, _attr_times, _substitution_pairs
 
     from smoothdp.central import ExponentialQuantile, JointQuantiles, PrivateRange, RecursiveQuantiles
+    from smoothdp.central.quantiles import HeavyLevelOrSmoothQuantile
 
     data = np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3])
     bad_eps = [({"epsilon": 0.0}, ValueError, "epsilon"), ({"epsilon": -1.0}, ValueError, "epsilon")]
@@ -700,6 +758,25 @@ def quantile_cases() -> list[Any]:
             )
             for q, lattice in ((0.5, (0.25, 0.1)), (0.3, 0.25))
         ],
+        Case(
+            mechanism=HeavyLevelOrSmoothQuantile,
+            label="median, lattice (0.25, 0.1): a heavy level selected, else smooth sensitivity",
+            build=lambda epsilon, **kw: HeavyLevelOrSmoothQuantile(
+                0.5, **{"epsilon": epsilon, "bounds": BOUNDS, "lattice": (0.25, 0.1), **kw}
+            ),
+            data=np.array([0.25, 0.5, 0.5, 0.5, 0.75, 0.3]),
+            # 0.3 is on the tenths only, 0.25 on the quarters only, 0.5 on both, 1/3 on neither
+            neighbours=lambda: _substitution_pairs(3, (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0)),
+            privacy_loss=heavy_or_smooth_loss,
+            broken=_broken_heavy_or_smooth,
+            epsilon=2.0,
+            bad_parameters=[
+                *bad_eps,
+                ({"lattice": None}, ValueError, "lattice"),
+                ({"beta": -1.0}, ValueError, "beta"),
+                ({"noise": "laplace"}, TypeError, "noise"),
+            ],
+        ),
         Case(
             mechanism=ExponentialQuantile,
             label="median, lattice 0.25, ties",

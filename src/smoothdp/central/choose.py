@@ -8,13 +8,10 @@ costs no budget.
 
 from __future__ import annotations
 
-import math
-from functools import lru_cache
-
-from smoothdp.calibration import calibrate
 from smoothdp.central.quantiles.atom_selection import TEST_SHARE, selection_confident
 from smoothdp.central.quantiles.atoms import LatticeSpec, build_atoms, check_lattice
-from smoothdp.validation import check_epsilon, check_in_range, check_int
+from smoothdp.central.smooth_sensitivity.quantile_beta import choose_beta, median_error_bound
+from smoothdp.validation import check_epsilon, check_int
 
 __all__ = [
     "MULTI_METHODS",
@@ -28,6 +25,7 @@ __all__ = [
     "choose_unbounded_method",
     "evidence_chooses_atoms",
     "median_error_bound",
+    "selects_heavy_level",
 ]
 
 #: Methods of ``median`` / ``quantile``.
@@ -54,44 +52,6 @@ SMOOTH_SENSITIVITY_MIN_EPSILON = 1.5
 #: Several quantiles under ``method="auto"`` narrow the declared bounds privately first when
 #: ε·n < NARROW_BELOW·m (:func:`narrow_bounds_first`; docs/theory/quantiles.md#choosing-the-method-and-beta).
 NARROW_BELOW = 72.0
-
-_BETA_FRACTIONS = tuple(0.02 + 0.01 * i for i in range(44))  # β/ε in [0.02, 0.45]
-
-
-@lru_cache(maxsize=256)
-def _median_abs_noise(epsilon: float, fraction: float) -> float:
-    cal = calibrate("polyplace", epsilon=epsilon, beta=epsilon * fraction)
-    return float(cal.noise.ppf(0.75))  # the median of |Z| for a symmetric Z
-
-
-def median_error_bound(*, n: int, epsilon: float, width: float, rank: int, beta: float) -> float:
-    """The documented error bound minimised by :func:`choose_beta` (PolyPlace noise), in units of the width:
-
-        B(β) = med|Z_β| · ( h·max(1, 1/(eβ)) + e^{−β k*} ),   h = 1/n²,   k* = min(r, n + 1 − r),
-
-    med|Z_β| the median of |PolyPlace| at (ε, β); e^{−βk*}·width bounds the smooth sensitivity's reach to the
-    bounds (k* substitutions move x_(r) to a bound); h·width is the assumed typical spacing of the data
-    around the quantile (data concentrated on 1/n of the width), and max_k e^{−βk}(k+1)h ≤ h·max(1, 1/(eβ)).
-    """
-    k_star = max(1, min(rank, n + 1 - rank))
-    spacing = 1.0 / (float(n) * float(n))
-    local = spacing * max(1.0, 1.0 / (math.e * beta))
-    return _median_abs_noise(epsilon, beta / epsilon) * (local + math.exp(-beta * k_star)) * width
-
-
-def choose_beta(*, n: int, epsilon: float, bounds: tuple[float, float], q: float = 0.5) -> float:
-    """β minimising :func:`median_error_bound` over β/ε ∈ [0.02, 0.45] (PolyPlace needs β < ε; its variance
-    is finite for β < ε/2). Public inputs only."""
-    nn = check_int("n", n, minimum=1)
-    eps = check_epsilon(epsilon)
-    qq = check_in_range("q", q, 0.0, 1.0, low_open=False, high_open=False)
-    width = float(bounds[1]) - float(bounds[0])
-    rank = max(1, math.ceil(qq * nn))
-    scores = [
-        (median_error_bound(n=nn, epsilon=eps, width=width, rank=rank, beta=f * eps), f)
-        for f in _BETA_FRACTIONS
-    ]
-    return min(scores)[1] * eps
 
 
 def choose_method(
@@ -137,6 +97,19 @@ def evidence_chooses_atoms(*, n: int, epsilon: float, lattice: LatticeSpec) -> b
     :func:`~smoothdp.central.quantiles.atom_selection.selection_confident`)."""
     atoms = build_atoms(check_lattice(lattice))
     return atoms is not None and n > 0 and not selection_confident(n, TEST_SHARE * epsilon, len(atoms.levels))
+
+
+def selects_heavy_level(*, n: int, epsilon: float, bounds: tuple[float, float], lattice: LatticeSpec) -> bool:
+    """Whether one quantile under substitution with ``atoms="auto"`` selects a heavy level privately first
+    (public: n, ε, the bounds and the lattice): the rule of
+    :meth:`~smoothdp.central.quantiles.ExponentialQuantile.selects_level`. From ε = 1.5 on, ``method="auto"``
+    then runs :class:`~smoothdp.central.quantiles.HeavyLevelOrSmoothQuantile` instead of the
+    smooth-sensitivity quantile alone (docs/theory/quantiles.md#a-heavy-level-or-smooth-sensitivity)."""
+    from smoothdp.central.quantiles import ExponentialQuantile
+
+    if lattice is None or n < 1:
+        return False
+    return ExponentialQuantile(0.5, epsilon=epsilon, bounds=bounds, lattice=lattice).selects_level(n)
 
 
 def choose_unbounded_method(*, n: int | None, epsilon: float) -> str:

@@ -32,15 +32,18 @@ from smoothdp.central.choose import (
     choose_method,
     evidence_chooses_atoms,
     narrow_bounds_first,
+    selects_heavy_level,
 )
 from smoothdp.central.quantiles import (
     ExponentialQuantile,
+    HeavyLevelOrSmoothQuantile,
     JointQuantiles,
     RecursiveQuantiles,
     check_lattice,
 )
 from smoothdp.central.quantiles.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.quantiles.em_samplers import check_atom_choice
+from smoothdp.central.quantiles.level_or_smooth import METHOD as HEAVY_OR_SMOOTH_METHOD
 from smoothdp.central.quantiles.multi import check_quantile_list
 from smoothdp.central.quantiles.nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
@@ -59,6 +62,9 @@ from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_i
 __all__ = ["quantile", "quantiles"]
 
 Bounds = tuple[float, float] | str | None
+#: ``details["method"]`` of ``method="auto"`` on one quantile at large ε when the heavy-level selection runs
+#: (:class:`~smoothdp.central.quantiles.HeavyLevelOrSmoothQuantile`).
+HEAVY_OR_SMOOTH = HEAVY_OR_SMOOTH_METHOD
 
 
 def quantile(
@@ -120,10 +126,12 @@ def quantile(
     n = 0 if add_remove else public_size(x)  # under add/remove n is private: nothing below may read it
     if add_remove and method == "auto":
         method = "exponential"
+    heavy_or_smooth = False  # "auto" at large ε: a heavy level's atoms when one is selected, else smooth
     if method == "auto":
         method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
         if smooth_options:
             method = "smooth_sensitivity"  # smooth-sensitivity options given: only that method uses them
+        heavy_or_smooth = method == "smooth_sensitivity" and not smooth_options and atoms == "auto"
     if method in ("exponential", "inverse_sensitivity", "piecewise_laplace"):
         _no_noise_options(noise, delta, beta, noise_options)
     elif candidates is not None:
@@ -132,6 +140,11 @@ def quantile(
         )
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
+        if heavy_or_smooth and selects_heavy_level(n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice):
+            return HeavyLevelOrSmoothQuantile(
+                qq, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
+                numerics=numerics,
+            )  # fmt: skip
         if method in ("inverse_sensitivity", "piecewise_laplace"):
             from smoothdp.central.frameworks.inverse_sensitivity import InverseSensitivity
             from smoothdp.central.frameworks.piecewise_laplace import PiecewiseLaplace
@@ -268,6 +281,9 @@ def quantiles(
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
             )
+            if chosen == "smooth_sensitivity" and atoms == "auto" and not add_remove:
+                if selects_heavy_level(n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice):
+                    chosen = HEAVY_OR_SMOOTH
         if chosen == "joint_exp":
             return joint
         if chosen == "recursive":
@@ -531,6 +547,12 @@ class _Separate(Mechanism):
                         halvings=DEFAULT_HALVINGS if neighbours == "add_remove" else 0,
                     )
                 )
+            elif method == HEAVY_OR_SMOOTH:
+                heavy_or_smooth = HeavyLevelOrSmoothQuantile(
+                    float(q), epsilon=share, bounds=bounds, lattice=lattice, clip=clip, clamp=clamp,
+                    numerics=numerics,
+                )  # fmt: skip
+                self.parts.append(heavy_or_smooth)
             else:
                 stat = Quantile(float(q), bounds=bounds, clip=True)
                 b = choose_beta(n=max(n, 1), epsilon=share, bounds=bounds, q=float(q))

@@ -51,7 +51,8 @@ capped at a public C and a public float margin, and with atoms a private lattice
 :mod:`.exact_draws` (exact draws from float weights), :mod:`.atoms` (the multi-scale public lattice),
 :mod:`.atom_selection` (the private choice of the heavy level), :mod:`.em_samplers` (the whole-data samplers
 of one quantile and their add/remove calibration), :mod:`.window` (one quantile from a window of ranks),
-:mod:`.exponential` (:class:`ExponentialQuantile`), :mod:`.multi` (what the several-quantile mechanisms
+:mod:`.exponential` (:class:`ExponentialQuantile`), :mod:`.level_or_smooth` (one quantile at large ε: a heavy
+level, else smooth sensitivity), :mod:`.multi` (what the several-quantile mechanisms
 share), :mod:`.recursive` (:class:`RecursiveQuantiles`), :mod:`.log_scans` (JointExp's log-space scans),
 :mod:`.joint` (:class:`JointQuantiles`), :mod:`.greedy` (JointExp's programme on a lattice) and
 :mod:`.nested` (JointExp over nested bounds).
@@ -64,6 +65,7 @@ from smoothdp.central.quantiles.em_samplers import prepare_data, target_rank
 from smoothdp.central.quantiles.exact_draws import exact_categorical, log_weight_margin
 from smoothdp.central.quantiles.exponential import ExponentialQuantile
 from smoothdp.central.quantiles.joint import JointQuantiles, joint_margin
+from smoothdp.central.quantiles.level_or_smooth import HeavyLevelOrSmoothQuantile
 from smoothdp.central.quantiles.log_scans import log_sum
 from smoothdp.central.quantiles.multi import recursive_levels
 from smoothdp.central.quantiles.recursive import RecursiveQuantiles
@@ -71,6 +73,7 @@ from smoothdp.exact.bits import rational_choice
 
 __all__ = [
     "ExponentialQuantile",
+    "HeavyLevelOrSmoothQuantile",
     "JointQuantiles",
     "RecursiveQuantiles",
     "check_lattice",

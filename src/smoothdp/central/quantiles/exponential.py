@@ -313,25 +313,38 @@ class ExponentialQuantile(Mechanism):
                 atoms=self.atoms, grid=self.grid, rng=rng, numerics=self.numerics,
             )  # fmt: skip
         else:
-            atoms = self.atoms
-            if self.atoms is not None and self.selects_level(n):  # stage 1: its ε_t is out of epsilon_used
-                atoms, info = select_heavy_level(
-                    records, self.atoms, n=n, epsilon_test=self.epsilon_selection(n), heavy_mass=HEAVY_MASS,
-                    bounds=(self.lower, self.upper), rng=rng,
-                )  # fmt: skip
-            value = sample_em_windowed(
-                records,
-                lower=self.lower,
-                upper=self.upper,
-                target=target,
-                coef=coef,
-                eta=self.weight_margin(n),
-                lattice=atoms,
-                grid=self.grid,
-                rng=rng,
-                numerics=self.numerics,
-            )
+            atoms, info = self.select_atoms(records, rng)
+            value = self.draw_on_atoms(records, atoms, rng)
         return (float(np.clip(value, self.lower, self.upper)) if self.clamp else value), info, used
+
+    def select_atoms(self, records: Records, rng: np.random.Generator) -> tuple[Atoms | None, dict[str, Any]]:
+        """Stage 1 under substitution: the private selection of a heavy level when it runs
+        (:meth:`selects_level`; its ε_t is out of :meth:`epsilon_used`), else the public atoms; and the
+        selection's report (empty when it did not run)."""
+        if self.atoms is None or not self.selects_level(records.n):
+            return self.atoms, {}
+        return select_heavy_level(
+            records, self.atoms, n=records.n, epsilon_test=self.epsilon_selection(records.n),
+            heavy_mass=HEAVY_MASS, bounds=(self.lower, self.upper), rng=rng,
+        )  # fmt: skip
+
+    def draw_on_atoms(self, records: Records, atoms: Atoms | None, rng: np.random.Generator) -> float:
+        """Stage 2 under substitution (no halvings, no candidates): the exponential mechanism at
+        ε′ = :meth:`epsilon_used` on the base measure Lebesgue + ``atoms`` (one of :meth:`atom_options`),
+        read in a window of ranks; not clamped."""
+        n = records.n
+        return sample_em_windowed(
+            records,
+            lower=self.lower,
+            upper=self.upper,
+            target=target_rank(self.q, n),
+            coef=0.5 * self.epsilon_used(n),
+            eta=self.weight_margin(n),
+            lattice=atoms,
+            grid=self.grid,
+            rng=rng,
+            numerics=self.numerics,
+        )
 
     def _sample_add_remove(
         self, sorted_x: NDArray[np.float64], rng: np.random.Generator
