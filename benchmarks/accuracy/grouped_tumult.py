@@ -95,6 +95,7 @@ def main(directory: str) -> None:
             errors.append(np.mean(np.abs(np.column_stack(columns) - truth), axis=1))
         per_group = np.median(np.array(errors), axis=0)
         entry: dict[str, Any] = {"id": cell["id"], "median_abs_error": float(np.median(per_group))}
+        entry["trials"] = trials
         out.append(entry)
         print(cell["id"], entry["median_abs_error"], flush=True)
     (root / "tumult_errors.json").write_text(json.dumps(out, indent=1))
