@@ -143,20 +143,29 @@ def _selection_em_loss(mech: Any, x: Any, x2: Any, t: float, coef: float, y: np.
     spacing) the log ratio of its probability (the selection's law written from its definition,
     tests/central/greedy_law.py) plus the sup log ratio of the exponential mechanism's densities with the
     atoms it sets, both directions."""
-    from atoms_law import atom_masses
     from greedy_law import selection_composed_loss, spec_levels
 
     levels = spec_levels(mech.lattice)
-
-    def stage2(factors: list[float]) -> tuple[float, float]:
-        atoms = atom_masses(levels, factors, mech.lower, mech.upper)
-        points = np.concatenate((y, np.array(list(atoms), dtype=float)))
-        a = _log_lattice_em_density(x, mech.lower, mech.upper, t, coef, atoms, points)
-        b = _log_lattice_em_density(x2, mech.lower, mech.upper, t, coef, atoms, points)
-        return float(np.max(a - b)), float(np.max(b - a))
-
+    stage2 = _lattice_em_stage(x, x2, (mech.lower, mech.upper), t, coef, levels, y)
     eps_t = SELECTION_SHARE * mech.epsilon
     return selection_composed_loss(x, x2, levels, eps_t, ATOM_MASS_PER_SPACING, HEAVY_PER_SPACING, stage2)
+
+
+def _lattice_em_stage(
+    x: Any, x2: Any, bounds: tuple[float, float], t: float, coef: float, levels: Any, y: np.ndarray
+) -> Any:
+    """The exponential mechanism's sup log ratios (x over x2, x2 over x) given the selection's mass factors
+    per level: densities written from the definition, over the pieces y and every atom."""
+    from atoms_law import atom_masses
+
+    def stage2(factors: list[float]) -> tuple[float, float]:
+        atoms = atom_masses(levels, factors, *bounds)
+        points = np.concatenate((y, np.array(list(atoms), dtype=float)))
+        a = _log_lattice_em_density(x, *bounds, t, coef, atoms, points)
+        b = _log_lattice_em_density(x2, *bounds, t, coef, atoms, points)
+        return float(np.max(a - b)), float(np.max(b - a))
+
+    return stage2
 
 
 def heavy_or_smooth_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
@@ -165,7 +174,6 @@ def heavy_or_smooth_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     for each outcome the log ratio of its probability (the selection's law written from its definition)
     plus the sup log ratio of the second stage that outcome runs, both directions. The smooth-sensitivity
     stage: f + S_β·Z on both sides, from the statistic and the smooth sensitivity of the mechanism at ε_s."""
-    from atoms_law import atom_masses
     from greedy_law import selection_composed_loss, spec_levels
     from mechanism_cases import location_scale_loss
 
@@ -179,15 +187,13 @@ def heavy_or_smooth_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     f, f2 = stat.value(x), stat.value(x2)
     s, s2 = smooth.smooth_sensitivity(x), smooth.smooth_sensitivity(x2)
 
+    exponential = _lattice_em_stage(x, x2, (em.lower, em.upper), t, coef, levels, y)
+
     def stage2(factors: list[float]) -> tuple[float, float]:
-        if all(f == ATOM_MASS_PER_SPACING for f in factors):  # every level light: smooth sensitivity
+        if all(factor == ATOM_MASS_PER_SPACING for factor in factors):  # every level light
             up = location_scale_loss(noise, f, s, f2, s2, True, 0.0)
             return up, location_scale_loss(noise, f2, s2, f, s, True, 0.0)
-        atoms = atom_masses(levels, factors, em.lower, em.upper)
-        points = np.concatenate((y, np.array(list(atoms), dtype=float)))
-        a = _log_lattice_em_density(x, em.lower, em.upper, t, coef, atoms, points)
-        b = _log_lattice_em_density(x2, em.lower, em.upper, t, coef, atoms, points)
-        return float(np.max(a - b)), float(np.max(b - a))
+        return exponential(factors)
 
     eps_t = SELECTION_SHARE * mech.epsilon
     return selection_composed_loss(x, x2, levels, eps_t, ATOM_MASS_PER_SPACING, HEAVY_PER_SPACING, stage2)
