@@ -162,3 +162,64 @@ def test_heavy_level_or_smooth_has_the_same_public_fields_on_neighbours():
             reference = reference or fields
             assert fields == reference
     assert seen == {"heavy", "light"}
+
+
+def test_each_stage_of_heavy_level_or_smooth_keeps_its_share():
+    """Lemma 7b composes three shares, and each stage is checked against its own on every substitution pair of
+    three records (on quarters, tenths, both or neither): the selection's log ratios ≤ ε_t, the exponential
+    mechanism with each heavy outcome ≤ ε − ε_t, the smooth-sensitivity stage ≤ ε_s. The composed check in the
+    registry cannot see a small over-spend of one stage (its worst pairs differ); this one does: the
+    smooth-sensitivity stage at the whole ε fails it."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
+    from mechanism_cases import location_scale_loss
+    from quantile_cases import (
+        ATOM_MASS_PER_SPACING,
+        HEAVY_PER_SPACING,
+        _lattice_em_stage,
+        _pieces,
+        _rank_target,
+    )
+
+    from smoothdp.central.quantiles import HeavyLevelOrSmoothQuantile
+
+    lattice, bounds, eps = (0.25, 0.1), (0.0, 1.0), 2.0
+    mech = HeavyLevelOrSmoothQuantile(0.5, epsilon=eps, bounds=bounds, lattice=lattice)
+    levels = spec_levels(lattice)
+    eps_t = SHARE * eps  # the documented shares, not the mechanism's own attributes
+    eps_s = eps - eps_t
+    smooth, em = mech.smooth_mechanism(3), mech.exponential
+    stat, noise = smooth.statistic, smooth.calibration.noise
+    worst = {"selection": 0.0, "exponential": 0.0, "smooth": 0.0}
+    grid = (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0)
+    for row in itertools.combinations_with_replacement(grid, 3):
+        for pos, v in itertools.product(range(3), grid):
+            if v == row[pos]:
+                continue
+            x = np.array(row)
+            x2 = np.sort(np.where(np.arange(3) == pos, v, x))
+            a, b = selection_law(x, levels, 3, eps_t), selection_law(x2, levels, 3, eps_t)
+            worst["selection"] = max(worst["selection"], float(np.max(np.abs(np.log(a) - np.log(b)))))
+            f, s = stat.value(x), smooth.smooth_sensitivity(x)
+            f2, s2 = stat.value(x2), smooth.smooth_sensitivity(x2)
+            both = (
+                location_scale_loss(noise, f, s, f2, s2, True, 0.0),
+                location_scale_loss(noise, f2, s2, f, s, True, 0.0),
+            )
+            worst["smooth"] = max(worst["smooth"], *both)
+            coef = 0.5 * em.epsilon_used(3)
+            stage = _lattice_em_stage(
+                x, x2, bounds, _rank_target(0.5, 3), coef, levels, _pieces(x, x2, *bounds)
+            )
+            for pick in range(len(levels)):
+                factors = [ATOM_MASS_PER_SPACING] * len(levels)
+                factors[pick] = HEAVY_PER_SPACING
+                worst["exponential"] = max(worst["exponential"], *stage(factors))
+    assert worst["selection"] <= eps_t + 1e-9
+    assert worst["exponential"] <= eps - eps_t + 1e-9
+    assert worst["smooth"] <= eps_s + 1e-9
+    assert worst["smooth"] > 0.9 * eps_s and worst["exponential"] > 0.5 * (
+        eps - eps_t
+    )  # the pairs reach them
