@@ -13,12 +13,29 @@ from fractions import Fraction
 
 from smoothdp.privacy import ZCDP, Guarantee, PrivacyGuarantee, pure_as_zcdp
 
-__all__ = ["advanced_composition", "basic_composition", "epsilon_delta", "exact_sum", "zcdp_composition"]
+__all__ = [
+    "advanced_composition",
+    "basic_composition",
+    "epsilon_delta",
+    "exact_sum",
+    "split_epsilon",
+    "zcdp_composition",
+]
 
 
 def exact_sum(values: list[float]) -> Fraction:
     """Σ values, exactly (as a rational)."""
     return sum(map(Fraction, values), Fraction(0))
+
+
+def split_epsilon(epsilon: float, share: float) -> tuple[float, float]:
+    """(ε₁, ε₂) with ε₁ = share·ε and ε₁ + ε₂ ≤ ε exactly: the budgets of two stages composed sequentially
+    (ε₂ stepped down by ulps if the float subtraction rounds up)."""
+    eps1 = share * epsilon
+    eps2 = epsilon - eps1
+    while Fraction(eps1) + Fraction(eps2) > Fraction(epsilon):
+        eps2 = math.nextafter(eps2, 0.0)
+    return eps1, eps2
 
 
 def epsilon_delta(g: PrivacyGuarantee) -> tuple[float, float]:

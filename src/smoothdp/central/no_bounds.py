@@ -19,9 +19,7 @@ The ε each stage spends is in the release's ``details`` (``epsilon_bounds``, ``
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -47,6 +45,7 @@ from smoothdp.central.unbounded.ladder import (
 )
 from smoothdp.central.unbounded.scale_free import ScaleFreeQuantile
 from smoothdp.central.unbounded.two_stage import release_within_found_bounds
+from smoothdp.composition import split_epsilon
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP, check_neighbours
@@ -69,15 +68,6 @@ __all__ = [
 
 #: The share of ε a bounded method run with ``bounds=None`` spends on the private range.
 RANGE_SHARE = 0.25
-
-
-def split_epsilon(epsilon: float, share: float) -> tuple[float, float]:
-    """(ε₁, ε₂) with ε₁ = share·ε and ε₁ + ε₂ ≤ ε exactly (ε₂ stepped down if rounding overshoots)."""
-    eps1 = share * epsilon
-    eps2 = epsilon - eps1
-    while Fraction(eps1) + Fraction(eps2) > Fraction(epsilon):
-        eps2 = math.nextafter(eps2, 0.0)
-    return eps1, eps2
 
 
 def range_quantiles(qs: Any) -> tuple[float, float]:

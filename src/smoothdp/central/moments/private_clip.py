@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from smoothdp.accounting import Accountant
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.central.unbounded.private_bounds import DEFAULT_RANGE_FRACTION, PrivateRange
+from smoothdp.composition import split_epsilon
 from smoothdp.exact import OutputGrid, add_noise, check_numerics, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -64,15 +65,6 @@ def auto_coverage(n: int, epsilon_range: float) -> float:
     eps = check_epsilon(epsilon_range, "epsilon_range")
     # Below 1 even when 20/(ε₁n) underflows next to 1 (a coverage must lie in (0, 1)).
     return min(max(0.5, 1.0 - _TOP_DISTANCE / (eps * nn)), math.nextafter(1.0, 0.0))
-
-
-def _split(epsilon: float, fraction: float) -> tuple[float, float]:
-    """(ε₁, ε₂) with ε₁ = fraction·ε and ε₁ + ε₂ ≤ ε exactly (ε₂ stepped down if rounding overshoots)."""
-    eps1 = fraction * epsilon
-    eps2 = epsilon - eps1
-    while Fraction(eps1) + Fraction(eps2) > Fraction(epsilon):
-        eps2 = math.nextafter(eps2, 0.0)
-    return eps1, eps2
 
 
 def _scale_up(numerator: Fraction, denominator: Fraction) -> float:
@@ -139,7 +131,7 @@ class PrivateClipMean(Mechanism):
             "center", center, self.lower, self.upper, low_open=False, high_open=False
         )
         self.clip, self.clamp = check_bool("clip", clip), check_bool("clamp", clamp)
-        self.epsilon_range, self.epsilon_mean = _split(self.epsilon, self.range_fraction)
+        self.epsilon_range, self.epsilon_mean = split_epsilon(self.epsilon, self.range_fraction)
         magnitude = max(abs(self.lower - self.center), abs(self.upper - self.center))
         self.top = math.frexp(magnitude)[1]  # 2^top ≥ the largest |x − c| in the bounds
         self.grid = OutputGrid.for_bounds(self.lower, self.upper)

@@ -21,8 +21,6 @@ the guarantee; the release reports it under ``details["lattice_test"]``, its oth
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +31,7 @@ from smoothdp.central.quantiles.exponential import ExponentialQuantile
 from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
 from smoothdp.central.smooth_sensitivity.quantile_beta import choose_beta
 from smoothdp.central.smooth_sensitivity.statistics import Median, Quantile
+from smoothdp.composition import split_epsilon
 from smoothdp.exact import sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -41,20 +40,10 @@ from smoothdp.release import NotPrivate, Release
 from smoothdp.scale.engine import Records
 from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 
-__all__ = ["METHOD", "HeavyLevelOrSmoothQuantile", "smooth_share"]
+__all__ = ["METHOD", "HeavyLevelOrSmoothQuantile"]
 
 #: What a release reports as ``details["method"]``.
 METHOD = "heavy_level_or_smooth_sensitivity"
-
-
-def smooth_share(epsilon: float) -> tuple[float, float]:
-    """(ε_t, ε_s): the selection's ε (``TEST_SHARE``·ε) and the smooth-sensitivity branch's, with
-    ε_t + ε_s ≤ ε exactly (ε_s stepped down if the float subtraction rounds up)."""
-    eps_t = TEST_SHARE * epsilon
-    eps_s = epsilon - eps_t
-    while Fraction(eps_t) + Fraction(eps_s) > Fraction(epsilon):
-        eps_s = math.nextafter(eps_s, 0.0)
-    return eps_t, eps_s
 
 
 class HeavyLevelOrSmoothQuantile(Mechanism):
@@ -116,7 +105,7 @@ class HeavyLevelOrSmoothQuantile(Mechanism):
             self.q, epsilon=self.epsilon, bounds=(self.lower, self.upper), lattice=lattice, atoms="test",
             clip=self.clip, clamp=self.clamp, numerics=numerics,
         )  # fmt: skip
-        self.epsilon_selection, self.epsilon_smooth = smooth_share(self.epsilon)
+        self.epsilon_selection, self.epsilon_smooth = split_epsilon(self.epsilon, TEST_SHARE)
         if beta is not None:  # PolyPlace needs 0 < β < ε_s
             beta = check_in_range("beta", beta, 0.0, self.epsilon_smooth, low_open=True, high_open=True)
         self.beta = beta
