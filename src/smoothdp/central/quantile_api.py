@@ -43,7 +43,7 @@ from smoothdp.central.quantiles import (
 )
 from smoothdp.central.quantiles.atoms import MULTISCALE, LatticeSpec
 from smoothdp.central.quantiles.em_samplers import check_atom_choice
-from smoothdp.central.quantiles.level_or_smooth import METHOD as HEAVY_OR_SMOOTH_METHOD
+from smoothdp.central.quantiles.level_or_smooth import METHOD as HEAVY_OR_SMOOTH  # one quantile at large ε
 from smoothdp.central.quantiles.multi import check_quantile_list
 from smoothdp.central.quantiles.nested import DEFAULT_HALVINGS, NestedJointQuantiles
 from smoothdp.central.smooth_sensitivity.mechanism import SmoothSensitivityMechanism
@@ -62,9 +62,6 @@ from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_i
 __all__ = ["quantile", "quantiles"]
 
 Bounds = tuple[float, float] | str | None
-#: ``details["method"]`` of ``method="auto"`` on one quantile at large ε when the heavy-level selection runs
-#: (:class:`~smoothdp.central.quantiles.HeavyLevelOrSmoothQuantile`).
-HEAVY_OR_SMOOTH = HEAVY_OR_SMOOTH_METHOD
 
 
 def quantile(

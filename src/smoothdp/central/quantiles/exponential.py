@@ -298,11 +298,10 @@ class ExponentialQuantile(Mechanism):
         ran) and the bounds a nested draw used (None without halvings)."""
         if self.capped is not None:
             return self._sample_add_remove(records.sorted_values(), rng)
-        n = records.n
-        coef = 0.5 * self.epsilon_used(n)
-        target = target_rank(self.q, n)
         used = None
         info: dict[str, Any] = {}
+        if self.candidates is not None or self.nested is not None:  # (the window reads its own)
+            coef, target = 0.5 * self.epsilon_used(records.n), target_rank(self.q, records.n)
         if self.candidates is not None:
             value = sample_em_candidates(
                 records.sorted_values(), self.candidates, target=target, coef=coef, rng=rng
