@@ -174,7 +174,7 @@ def test_each_stage_of_heavy_level_or_smooth_keeps_its_share():
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
-    from mechanism_cases import location_scale_loss
+    from mechanism_cases import _substitution_pairs, location_scale_loss
     from quantile_cases import (
         ATOM_MASS_PER_SPACING,
         HEAVY_PER_SPACING,
@@ -193,30 +193,22 @@ def test_each_stage_of_heavy_level_or_smooth_keeps_its_share():
     smooth, em = mech.smooth_mechanism(3), mech.exponential
     stat, noise = smooth.statistic, smooth.calibration.noise
     worst = {"selection": 0.0, "exponential": 0.0, "smooth": 0.0}
-    grid = (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0)
-    for row in itertools.combinations_with_replacement(grid, 3):
-        for pos, v in itertools.product(range(3), grid):
-            if v == row[pos]:
-                continue
-            x = np.array(row)
-            x2 = np.sort(np.where(np.arange(3) == pos, v, x))
-            a, b = selection_law(x, levels, 3, eps_t), selection_law(x2, levels, 3, eps_t)
-            worst["selection"] = max(worst["selection"], float(np.max(np.abs(np.log(a) - np.log(b)))))
-            f, s = stat.value(x), smooth.smooth_sensitivity(x)
-            f2, s2 = stat.value(x2), smooth.smooth_sensitivity(x2)
-            both = (
-                location_scale_loss(noise, f, s, f2, s2, True, 0.0),
-                location_scale_loss(noise, f2, s2, f, s, True, 0.0),
-            )
-            worst["smooth"] = max(worst["smooth"], *both)
-            coef = 0.5 * em.epsilon_used(3)
-            stage = _lattice_em_stage(
-                x, x2, bounds, _rank_target(0.5, 3), coef, levels, _pieces(x, x2, *bounds)
-            )
-            for pick in range(len(levels)):
-                factors = [ATOM_MASS_PER_SPACING] * len(levels)
-                factors[pick] = HEAVY_PER_SPACING
-                worst["exponential"] = max(worst["exponential"], *stage(factors))
+    for x, x2, _ in _substitution_pairs(3, (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0)):
+        a, b = selection_law(x, levels, 3, eps_t), selection_law(x2, levels, 3, eps_t)
+        worst["selection"] = max(worst["selection"], float(np.max(np.abs(np.log(a) - np.log(b)))))
+        f, s = stat.value(x), smooth.smooth_sensitivity(x)
+        f2, s2 = stat.value(x2), smooth.smooth_sensitivity(x2)
+        both = (
+            location_scale_loss(noise, f, s, f2, s2, True, 0.0),
+            location_scale_loss(noise, f2, s2, f, s, True, 0.0),
+        )
+        worst["smooth"] = max(worst["smooth"], *both)
+        coef = 0.5 * em.epsilon_used(3)
+        stage = _lattice_em_stage(x, x2, bounds, _rank_target(0.5, 3), coef, levels, _pieces(x, x2, *bounds))
+        for pick in range(len(levels)):
+            factors = [ATOM_MASS_PER_SPACING] * len(levels)
+            factors[pick] = HEAVY_PER_SPACING
+            worst["exponential"] = max(worst["exponential"], *stage(factors))
     assert worst["selection"] <= eps_t + 1e-9
     assert worst["exponential"] <= eps - eps_t + 1e-9
     assert worst["smooth"] <= eps_s + 1e-9
