@@ -96,6 +96,8 @@ def main(directory: str) -> None:
         per_group = np.median(np.array(errors), axis=0)
         entry: dict[str, Any] = {"id": cell["id"], "median_abs_error": float(np.median(per_group))}
         entry["trials"] = trials
+        # every trial's per-group error, so that runs of one cell can be pooled later
+        entry["errors"] = np.round(np.array(errors), 12).tolist()
         out.append(entry)
         print(cell["id"], entry["median_abs_error"], flush=True)
     (root / "tumult_errors.json").write_text(json.dumps(out, indent=1))

@@ -60,6 +60,8 @@ def ratio_mean_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
     # The count: discrete Laplace of scale t, ln pmf(k − n)/pmf(k − n') ≤ |n − n'|/t.
     count = abs(xa.size - xb.size) / mech.count_scale
     worst = _sum_loss(mech, xa, xb, lo, hi, mech.eps_sum_alone)  # the branch without a range
+    if mech.range_share == 0.0:  # range_fraction=0: that branch always
+        return count + worst
     c = min(max(0.0, lo), hi)
     top = float(math.frexp(max(hi - c, c - lo))[1])
     floor = top - OCTAVES
@@ -105,6 +107,8 @@ def ratio_mean_cases() -> list[Any]:
         ({"noise": "gaussian"}, ValueError, "noise"),
         ({"clamp": "yes"}, TypeError, "clamp"),
         ({"numerics": "fast"}, ValueError, "numerics"),
+        ({"range_fraction": 0.6}, ValueError, "range_fraction"),
+        ({"range_fraction": -0.1}, ValueError, "range_fraction"),
     ]
     return [
         Case(
@@ -128,5 +132,17 @@ def ratio_mean_cases() -> list[Any]:
             broken=_attr_times("count_scale", 0.25),  # the count's noise a quarter of its scale
             bad_parameters=bad,
             epsilon=2.0,
+        ),
+        Case(
+            mechanism=RatioMean,
+            label="no range (a grouped mean's pooled decision), sum broken",
+            build=lambda epsilon, **kw: RatioMean(
+                **{"epsilon": epsilon, "bounds": BOUNDS, "range_fraction": 0.0, **kw}
+            ),
+            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
+            neighbours=pairs,
+            privacy_loss=ratio_mean_loss,
+            broken=_attr_times("eps_sum_alone", 2.0),  # the sum's noise sized for twice its ε
+            bad_parameters=bad,
         ),
     ]

@@ -85,7 +85,7 @@ _TAKES = {
     "private_range": "noise ('staircase' or 'laplace'), range_fraction",
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
-    "ratio": "noise ('staircase' or 'laplace')",
+    "ratio": "noise ('staircase' or 'laplace'), range_fraction",
     "noisy_moments": "noise ('staircase' or 'laplace')",
 }
 
@@ -231,7 +231,8 @@ def mean(
         ``"bun_steinke"`` (Student's T) or ``"nrs"`` (Cauchy): the papers' constants, for comparison.
     range_fraction
         Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
-        :func:`~smoothdp.central.moments.on_private_range.range_share`.
+        :func:`~smoothdp.central.moments.on_private_range.range_share`. Under add/remove (``"ratio"``): the
+        range's share in [0, 1/2] (default 0.1; 0: no range, the sum gets the rest).
     rng, accountant, clip, clamp, numerics, engine
         As :func:`smoothdp.median`.
 
@@ -274,7 +275,6 @@ def mean(
         else:
             mech = RangeMean(range_fraction=range_fraction, **common)
         return _run(mech, x, (lower, upper), clip, engine, **run)
-    _only(chosen, range_fraction=(range_fraction, None))
     if chosen == "ratio":
         from smoothdp.central.moments.ratio_mean import RatioMean
 
@@ -282,9 +282,10 @@ def mean(
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
         mech = RatioMean(
             epsilon=eps, bounds=(lower, upper), noise=noise or "staircase", clip=clip, clamp=clamp,
-            numerics=numerics,
+            numerics=numerics, range_fraction=range_fraction,
         )  # fmt: skip
         return _run(mech, x, (lower, upper), clip, engine, **run)
+    _only(chosen, range_fraction=(range_fraction, None))
     if chosen == "noisy_sum":
         from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
 

@@ -33,16 +33,11 @@ from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import PandasFrame, build_pandas
 from smoothdp.tables.groups import PublicKeys, combine_codes, normalise_key, sort_key
-from smoothdp.tables.lattice_choice import (
-    LatticeChoice,
-    choose_lattice,
-    column_counts,
-    public_description,
-    runs_lattice_choice,
-)
+from smoothdp.tables.lattice_choice import LatticeChoice, choose_lattice, column_counts, runs_lattice_choice
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.tables.query import Query, build_query
+from smoothdp.tables.range_choice import RangeChoice, choose_range, column_range_counts, runs_range_choice
 from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import (
     GroupedColumn,
@@ -212,6 +207,12 @@ def _lattice_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]
     return np.concatenate(([values.size], column_counts(values, bounds, name=column))).reshape(1, -1)
 
 
+def _range_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]) -> NDArray[np.int64]:
+    """[#far, #near] of one partition for the pooled range decision (they add up over partitions)."""
+    values = as_float_array(pdf[column], name=f"column {column!r}")
+    return column_range_counts(values, bounds, name=column).reshape(1, -1)
+
+
 def _release_partition(
     pdf: Any,
     stats: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]],
@@ -260,7 +261,7 @@ def _statistics(
     per_group: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]] = []
     parts = data.to_delayed()
     width = max(n_groups, 1)
-    choices = _lattice_choices(parts, query, n_groups, rng)
+    choices = _pooled_choices(parts, query, n_groups, rng)
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
         if stat.name == "count" and not budget.direct:
             pending["count"] = [dask.delayed(_count_partition)(p, width) for p in parts]
@@ -314,34 +315,41 @@ def _statistics(
     return results
 
 
-def _lattice_choices(
+def _pooled_choices(
     parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
-) -> dict[int, LatticeChoice]:
-    """The pooled lattice choice of every grouped quantile statistic (one pass of counts per column on the
-    workers, the draws on the driver, in plan order), as the in-memory path makes it."""
+) -> dict[int, LatticeChoice | RangeChoice]:
+    """The pooled pre-stage of every grouped statistic that has one (a quantile's lattice choice, a mean's
+    range decision): one pass of counts per column and kind on the workers, the draws on the driver, in
+    plan order, as the in-memory path makes them."""
     import dask
 
     budget = query.budget
-    wanted = [
-        (i, stat, eps)
-        for i, (stat, eps) in enumerate(zip(query.plan.statistics, query.epsilons, strict=True))
-        if query.by is not None and n_groups and runs_lattice_choice(stat.name, budget.call_neighbours)
-    ]
+    kinds = {"lattice": _lattice_counts_partition, "range": _range_counts_partition}
+    wanted = []
+    for i, (stat, eps) in enumerate(zip(query.plan.statistics, query.epsilons, strict=True)):
+        if query.by is None or not n_groups:
+            break
+        if runs_lattice_choice(stat.name, budget.call_neighbours):
+            wanted.append((i, "lattice", str(stat.column), eps))
+        elif runs_range_choice(stat.name, budget.call_neighbours):
+            wanted.append((i, "range", str(stat.column), eps))
     if not wanted:
         return {}
-    columns = sorted({str(stat.column) for _, stat, _ in wanted})  # one pass of counts per column
+    needed = sorted({(kind, column) for _, kind, column, _ in wanted})  # one pass per column and kind
     pending = [
-        [dask.delayed(_lattice_counts_partition)(p, column, query.bounds[column]) for p in parts]
-        for column in columns
+        [dask.delayed(kinds[kind])(p, column, query.bounds[column]) for p in parts] for kind, column in needed
     ]
     totals = {
-        column: np.sum(np.vstack(counts), axis=0)
-        for column, counts in zip(columns, dask.compute(*pending), strict=True)
+        need: np.sum(np.vstack(counts), axis=0)
+        for need, counts in zip(needed, dask.compute(*pending), strict=True)
     }
-    choices = {}
-    for i, stat, eps in wanted:
-        total = totals[str(stat.column)]
-        choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=budget.per_group(eps), rng=rng)
+    choices: dict[int, LatticeChoice | RangeChoice] = {}
+    for i, kind, column, eps in wanted:
+        total, eps_group = totals[(kind, column)], budget.per_group(eps)
+        if kind == "lattice":
+            choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=eps_group, rng=rng)
+        else:
+            choices[i] = choose_range(total, epsilon_group=eps_group, rng=rng)
     return choices
 
 
@@ -368,10 +376,10 @@ def _gather(
     query: Query,
     key: StreamKey,
     n_stats: int,
-    choice: LatticeChoice | None = None,
+    choice: LatticeChoice | RangeChoice | None = None,
 ) -> StatisticResult:
     """The groups released on the workers, and the groups with no row released here on empty data (same
-    streams and, for a grouped quantile, the same lattice choice); the public description from one release
+    streams and the same pooled choice, if any); the public description from one release
     on empty data with a throwaway generator."""
     budget = query.budget
     eps = budget.per_group(query.epsilons[index]) if choice is None else choice.epsilon_main
@@ -401,5 +409,5 @@ def _gather(
     example = fn(empty, *positional_arguments(stat), rng=default_rng(0), **kwargs)
     meta = describe_release(example)
     if choice is not None:
-        meta = public_description(meta, choice)
+        meta = choice.describe(meta)
     return StatisticResult(values, meta, not key.secure)

@@ -22,17 +22,14 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import Frame, frame_kind, read_frame
 from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
-from smoothdp.tables.lattice_choice import (
-    choose_lattice,
-    public_description,
-    runs_lattice_choice,
-)
+from smoothdp.tables.lattice_choice import LatticeChoice, choose_lattice, runs_lattice_choice
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
+from smoothdp.tables.range_choice import RangeChoice, choose_range, runs_range_choice
 from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import GroupedColumn, StatisticResult, run_count, run_per_group, run_sum
 
-__all__ = ["Groups", "aggregate", "group_rows", "run_statistics"]
+__all__ = ["Groups", "aggregate", "group_rows", "pooled_choice", "run_statistics"]
 
 
 @dataclass(frozen=True)
@@ -268,25 +265,32 @@ def run_statistics(
             )
         column = columns[stat.column]
         eps_group = budget.per_group(eps)
-        choice = None
-        if runs_lattice_choice(stat.name, budget.call_neighbours):  # once for every group (pooled)
-            counts, n = column.lattice_counts, column.values.size
-            choice = choose_lattice(counts, n, epsilon_group=eps_group, rng=rng)
-            eps_group = choice.epsilon_main
+        choice = pooled_choice(stat.name, budget.call_neighbours, column, eps_group, rng)
         result = run_per_group(
             stat,
             column,
             n_groups,
-            epsilon=eps_group,
+            epsilon=eps_group if choice is None else choice.epsilon_main,
             neighbours=budget.call_neighbours,
             rng=rng,
             options=None if choice is None else choice.call_options(),
         )
         if choice is not None:
-            meta = public_description(result.meta, choice)
-            result = StatisticResult(result.values, meta, result.is_simulation)
+            result = StatisticResult(result.values, choice.describe(result.meta), result.is_simulation)
         results.append(result)
     return results
+
+
+def pooled_choice(
+    name: str, call_neighbours: str, column: GroupedColumn, epsilon_group: float, rng: np.random.Generator
+) -> LatticeChoice | RangeChoice | None:
+    """The pooled pre-stage of one statistic, run once for every group (docs/theory/tables.md): a grouped
+    quantile's lattice choice, a grouped mean's range decision, or none."""
+    if runs_lattice_choice(name, call_neighbours):
+        return choose_lattice(column.lattice_counts, column.values.size, epsilon_group=epsilon_group, rng=rng)
+    if runs_range_choice(name, call_neighbours):
+        return choose_range(column.range_counts, epsilon_group=epsilon_group, rng=rng)
+    return None
 
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

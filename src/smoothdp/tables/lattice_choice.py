@@ -65,6 +65,10 @@ class LatticeChoice:
     def call_options(self) -> dict[str, Any]:
         return {"lattice": self.lattice, "atoms": self.atoms}
 
+    def describe(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """:func:`public_description` of a group's release under this choice."""
+        return public_description(meta, self)
+
 
 def runs_lattice_choice(name: str, call_neighbours: str) -> bool:
     """Whether a statistic of the table runs the pooled pre-stage (public: its name and the relation of the

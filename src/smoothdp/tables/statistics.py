@@ -30,6 +30,7 @@ from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.lattice_choice import prepared_counts
 from smoothdp.tables.plan import PlannedStatistic
+from smoothdp.tables.range_choice import prepared_range_counts
 from smoothdp.validation import prepare_records
 
 __all__ = [
@@ -76,6 +77,12 @@ class GroupedColumn:
         """The pooled lattice pre-stage's counts of the whole column, computed once for every quantile
         statistic of the column (:func:`~smoothdp.tables.lattice_choice.prepared_counts`)."""
         return prepared_counts(self.values)
+
+    @cached_property
+    def range_counts(self) -> NDArray[np.int64]:
+        """The pooled range decision's counts [#far, #near] of the whole column, computed once
+        (:func:`~smoothdp.tables.range_choice.prepared_range_counts`)."""
+        return prepared_range_counts(self.values, self.bounds)
 
     def records(self, g: int) -> SortedRecords:
         rec = SortedRecords(self.values[self.starts[g] : self.starts[g + 1]])

@@ -1,9 +1,9 @@
 """The mean under **add/remove** (n private): a noisy count, then a centred noisy sum on a range that the
 noisy count lets us look for (docs/theory/moments.md#the-mean-when-n-is-private).
 
-:class:`RatioMean` splits ε into public shares ε_N = ``COUNT_SHARE``·ε, ε_q = ``RANGE_SHARE``·ε and
-ε_S = the rest, and releases, in this order (sequential, adaptive composition; every choice is a function
-of public parameters and of outputs already released):
+:class:`RatioMean` splits ε into public shares ε_N = ``COUNT_SHARE``·ε, ε_q = ``RANGE_SHARE``·ε (or
+``range_fraction``·ε; 0: no range is tried) and ε_S = the rest, and releases, in this order (sequential,
+adaptive composition; every choice is a function of public parameters and of outputs already released):
 
 1. **the count** Ñ = n + K, K exact discrete Laplace of scale t = 1/ε_N (rounded up);
 2. **the clipping range** [a, b]: when ε_q·Ñ ≥ ``MIN_RANKS``, y = the add/remove exponential-mechanism
@@ -50,7 +50,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bounds, check_epsilon
+from smoothdp.validation import check_bounds, check_epsilon, check_in_range
 from smoothdp.work import tally_passes
 
 __all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
@@ -67,10 +67,10 @@ OCTAVES = 40
 PAD_OCTAVES = 2
 
 
-def split_budget(epsilon: float) -> tuple[float, float, float]:
+def split_budget(epsilon: float, range_share: float = RANGE_SHARE) -> tuple[float, float, float]:
     """(ε_N, ε_q, ε_S): the count's, the range quantile's and the sum's ε with ε_N + ε_q + ε_S ≤ ε
     exactly (ε_S stepped down if the float roundings overshoot)."""
-    eps_n, eps_q = COUNT_SHARE * epsilon, RANGE_SHARE * epsilon
+    eps_n, eps_q = COUNT_SHARE * epsilon, range_share * epsilon
     eps_s = epsilon - eps_n - eps_q
     while Fraction(eps_n) + Fraction(eps_q) + Fraction(eps_s) > Fraction(epsilon):
         eps_s = math.nextafter(eps_s, 0.0)
@@ -109,6 +109,11 @@ class RatioMean(Mechanism):
         Clamp the release into the range [a, b] (default; post-processing).
     numerics
         ``"exact"`` (default) or ``"float"``.
+    range_fraction
+        The range's public share of ε, in [0, 1/2] (default ``RANGE_SHARE``); 0: no range is ever tried and
+        the sum gets ε − ε_N (a grouped mean's pooled range decision passes 0 when the pooled records say
+        that no group's range could narrow the bounds:
+        docs/theory/tables.md#one-range-decision-for-every-group).
     """
 
     name: ClassVar[str] = "centred noisy sum over a noisy count, on a private range"
@@ -128,8 +133,14 @@ class RatioMean(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        range_fraction: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
+        self.range_share = (
+            RANGE_SHARE
+            if range_fraction is None
+            else check_in_range("range_fraction", range_fraction, 0.0, 0.5, low_open=False, high_open=False)
+        )
         self.lower, self.upper = check_bounds(bounds)
         self.noise, self.clip, self.clamp, self.numerics, self.grid = check_moment_options(
             self.lower, self.upper, noise=noise, clip=clip, clamp=clamp, numerics=numerics
@@ -138,7 +149,7 @@ class RatioMean(Mechanism):
             raise ValueError(
                 f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
             )
-        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(self.epsilon)
+        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(self.epsilon, self.range_share)
         self.eps_sum_alone = _sum_without_range(self.epsilon, self.eps_count)
         self.count_scale = math.nextafter(1.0 / self.eps_count, math.inf)  # 1/t ≤ ε_N
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
@@ -150,8 +161,8 @@ class RatioMean(Mechanism):
 
     def coverage(self, noisy_count: float) -> float | None:
         """The public coverage level max(1/2, 1 − RANK_DISTANCE/(ε_q·Ñ)) of the range, or ``None`` (no range)
-        when ε_q·Ñ < MIN_RANKS."""
-        if self.eps_quantile * noisy_count < MIN_RANKS:
+        when ε_q·Ñ < MIN_RANKS (always without a range share)."""
+        if self.range_share == 0.0 or self.eps_quantile * noisy_count < MIN_RANKS:
             return None
         return max(0.5, 1.0 - RANK_DISTANCE / (self.eps_quantile * noisy_count))
 
@@ -231,6 +242,7 @@ class RatioMean(Mechanism):
             details={
                 "method": "ratio",
                 "bounds": (self.lower, self.upper),
+                "range_fraction": self.range_share,
                 # public: the split with a range (count, range, sum) and without one (count, sum)
                 "epsilon_count_range_sum": (self.eps_count, self.eps_quantile, self.eps_sum),
                 "epsilon_count_sum_without_range": (self.eps_count, self.eps_sum_alone),
