@@ -256,7 +256,9 @@ def run_cell(data: GroupedData, statistic: str, epsilon: float, trials: int, see
                 failed[name] = f"{type(err).__name__}: {str(err)[:80]}"
                 continue
             seconds[name] += time.perf_counter() - start
-            errors[name].append(np.mean(np.abs(value - true), axis=1))
+            error = np.abs(value - true)
+            error[np.isnan(error)] = np.inf  # a NaN release (a competitor's 0/0) is a failed one: worst error
+            errors[name].append(np.mean(error, axis=1))
     cell = {
         "data": data.name,
         "column": data.column,

@@ -99,15 +99,19 @@ def evidence_chooses_atoms(*, n: int, epsilon: float, lattice: LatticeSpec) -> b
     return atoms is not None and n > 0 and not selection_confident(n, TEST_SHARE * epsilon, len(atoms.levels))
 
 
-def selects_heavy_level(*, n: int, epsilon: float, bounds: tuple[float, float], lattice: LatticeSpec) -> bool:
+def selects_heavy_level(
+    *, n: int, epsilon: float, bounds: tuple[float, float], lattice: LatticeSpec, atoms: str = "auto"
+) -> bool:
     """Whether one quantile under substitution with ``atoms="auto"`` selects a heavy level privately first
-    (public: n, ε, the bounds and the lattice): the rule of
+    (public: n, ε, the bounds, the lattice and the atoms choice): the rule of
     :meth:`~smoothdp.central.quantiles.ExponentialQuantile.selects_level`. From ε = 1.5 on, ``method="auto"``
     then runs :class:`~smoothdp.central.quantiles.HeavyLevelOrSmoothQuantile` instead of the
-    smooth-sensitivity quantile alone (docs/theory/quantiles.md#a-heavy-level-or-smooth-sensitivity)."""
+    smooth-sensitivity quantile alone (docs/theory/quantiles.md#a-heavy-level-or-smooth-sensitivity), in
+    ``quantile`` and in ``quantiles`` with one distinct level. Under add/remove n is not read (``n=0``):
+    False."""
     from smoothdp.central.quantiles import ExponentialQuantile
 
-    if lattice is None or n < 1:
+    if atoms != "auto" or lattice is None or n < 1:
         return False
     return ExponentialQuantile(0.5, epsilon=epsilon, bounds=bounds, lattice=lattice).selects_level(n)
 

@@ -128,7 +128,7 @@ def quantile(
         method = choose_method(n=n, epsilon=eps, discrete=candidates is not None)
         if smooth_options:
             method = "smooth_sensitivity"  # smooth-sensitivity options given: only that method uses them
-        heavy_or_smooth = method == "smooth_sensitivity" and not smooth_options and atoms == "auto"
+        heavy_or_smooth = method == "smooth_sensitivity" and not smooth_options
     if method in ("exponential", "inverse_sensitivity", "piecewise_laplace"):
         _no_noise_options(noise, delta, beta, noise_options)
     elif candidates is not None:
@@ -137,7 +137,9 @@ def quantile(
         )
 
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
-        if heavy_or_smooth and selects_heavy_level(n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice):
+        if heavy_or_smooth and selects_heavy_level(
+            n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, atoms=atoms
+        ):
             return HeavyLevelOrSmoothQuantile(
                 qq, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, clip=clip, clamp=clamp,
                 numerics=numerics,
@@ -278,9 +280,10 @@ def quantiles(
             chosen = choose_method(
                 n=n, epsilon=eps_main, n_quantiles=unique.size, joint_ok=joint.admissible(n)
             )
-            if chosen == "smooth_sensitivity" and atoms == "auto" and not add_remove:
-                if selects_heavy_level(n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice):
-                    chosen = HEAVY_OR_SMOOTH
+            if chosen == "smooth_sensitivity" and selects_heavy_level(
+                n=n, epsilon=eps_main, bounds=(lo, hi), lattice=lattice, atoms=atoms
+            ):
+                chosen = HEAVY_OR_SMOOTH
         if chosen == "joint_exp":
             return joint
         if chosen == "recursive":
