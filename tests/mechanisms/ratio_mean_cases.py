@@ -145,4 +145,20 @@ def ratio_mean_cases() -> list[Any]:
             broken=_attr_times("eps_sum_alone", 2.0),  # the sum's noise sized for twice its ε
             bad_parameters=bad,
         ),
+        Case(
+            mechanism=RatioMean,
+            label="a count released before (a table's count column), sum broken",
+            build=lambda epsilon, **kw: RatioMean(
+                **{"epsilon": epsilon, "bounds": BOUNDS, "released_count": 1000.0, **kw}
+            ),
+            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
+            neighbours=pairs,
+            privacy_loss=ratio_mean_loss,  # the count's term is 0: t = ∞, no count is drawn
+            broken=_attr_times("eps_sum", 2.0),  # Ñ = 1000 tries the range: its sum's noise for twice its ε
+            bad_parameters=[
+                *bad,
+                ({"released_count": float("nan")}, ValueError, "released_count"),
+                ({"released_count": "many"}, TypeError, "released_count"),
+            ],
+        ),
     ]

@@ -85,7 +85,7 @@ _TAKES = {
     "private_range": "noise ('staircase' or 'laplace'), range_fraction",
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
-    "ratio": "noise ('staircase' or 'laplace'), range_fraction",
+    "ratio": "noise ('staircase' or 'laplace'), range_fraction, released_count",
     "noisy_moments": "noise ('staircase' or 'laplace')",
 }
 
@@ -187,6 +187,7 @@ def mean(
     df: float | None = None,
     gamma: float | None = None,
     constants: str | None = None,
+    released_count: float | None = None,
 ) -> Release:
     """Private mean of x in ``bounds``, pure ε-DP under ``neighbours`` at the ε passed.
 
@@ -233,6 +234,10 @@ def mean(
         Share of ε spent on the range (``"private_range"``, or ``"auto"`` when it uses the range); default:
         :func:`~smoothdp.central.moments.on_private_range.range_share`. Under add/remove (``"ratio"``): the
         range's share in [0, 1/2] (default 0.1; 0: no range, the sum gets the rest).
+    released_count
+        Under add/remove (``"ratio"``) only: a noisy count of these same records already released privately
+        (a table's count column; never the true n). The mean then draws no count of its own and its sum gets
+        the count's 30% of ε (docs/theory/tables.md#a-mean-beside-a-count).
     rng, accountant, clip, clamp, numerics, engine
         As :func:`smoothdp.median`.
 
@@ -243,6 +248,8 @@ def mean(
     """
     noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     eps = check_epsilon(epsilon)
+    if bounds is None and released_count is not None:
+        raise TypeError("released_count applies to method='ratio' with bounds, under neighbours='add_remove'")
     if bounds is None:
         return _without_bounds(
             x, "mean", epsilon=eps, neighbours=neighbours, method=method, delta=delta, beta=beta,
@@ -265,7 +272,7 @@ def mean(
         chosen = choose_moment_method(n=public_size(x), epsilon=eps)
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
-        _only(chosen, delta=(delta, 0.0), beta=(beta, None), **options)
+        _only(chosen, delta=(delta, 0.0), beta=(beta, None), released_count=(released_count, None), **options)
         common: dict[str, Any] = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase"}
         common["clip"] = clip
         common.update(clamp=clamp, numerics=numerics)
@@ -282,10 +289,10 @@ def mean(
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
         mech = RatioMean(
             epsilon=eps, bounds=(lower, upper), noise=noise or "staircase", clip=clip, clamp=clamp,
-            numerics=numerics, range_fraction=range_fraction,
+            numerics=numerics, range_fraction=range_fraction, released_count=released_count,
         )  # fmt: skip
         return _run(mech, x, (lower, upper), clip, engine, **run)
-    _only(chosen, range_fraction=(range_fraction, None))
+    _only(chosen, range_fraction=(range_fraction, None), released_count=(released_count, None))
     if chosen == "noisy_sum":
         from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
 

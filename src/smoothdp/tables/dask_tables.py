@@ -46,6 +46,7 @@ from smoothdp.tables.statistics import (
     describe_release,
     noisy_counts,
     positional_arguments,
+    reuses_count,
     run_per_group,
     sum_meta,
 )
@@ -190,6 +191,11 @@ def _select(data: Any, query: Query, rng: np.random.Generator) -> tuple[list[Any
 
 
 # -- statistics ---------------------------------------------------------------------------------------------
+#: One grouped statistic released on the workers: (its index in the plan, the statistic, each group's ε, the
+#: public options of its pooled choice, the table's released counts if it reuses them).
+PerGroup = tuple[int, PlannedStatistic, float, dict[str, Any] | None, NDArray[Any] | None]
+
+
 def _count_partition(pdf: Any, n_groups: int) -> NDArray[np.int64]:
     return np.bincount(pdf[GROUP].to_numpy(np.int64), minlength=n_groups).reshape(1, -1)
 
@@ -215,7 +221,7 @@ def _range_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]) 
 
 def _release_partition(
     pdf: Any,
-    stats: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]],
+    stats: list[PerGroup],
     bounds: dict[str, tuple[float, float]],
     neighbours: str,
     key: StreamKey,
@@ -229,7 +235,7 @@ def _release_partition(
     present = np.unique(codes)
     local = np.searchsorted(present, codes)
     out: dict[str, Any] = {GROUP: present}
-    for index, stat, eps, options in stats:
+    for index, stat, eps, options, released in stats:
         assert stat.column is not None
         values = as_float_array(pdf[stat.column], name=f"column {stat.column!r}")
         column = GroupedColumn(values, local, present.size, bounds[stat.column], name=stat.column)
@@ -238,8 +244,9 @@ def _release_partition(
             return key.generator(int(present[i]) * n_stats + index)
 
         result = run_per_group(
-            stat, column, present.size, epsilon=eps, neighbours=neighbours, rng=stream, options=options
-        )
+            stat, column, present.size, epsilon=eps, neighbours=neighbours, rng=stream, options=options,
+            released_counts=None if released is None else released[present],
+        )  # fmt: skip
         for j in range(len(stat.outputs)):
             out[f"{index}:{j}"] = result.values[:, j]
     return pd.DataFrame(out)
@@ -258,11 +265,16 @@ def _statistics(
     n_stats = len(plan.statistics)
     pending: dict[str, Any] = {}
     sums: dict[int, Any] = {}
-    per_group: list[tuple[int, PlannedStatistic, float, dict[str, Any] | None]] = []
+    per_group: list[PerGroup] = []
     parts = data.to_delayed()
     width = max(n_groups, 1)
     choices = _pooled_choices(parts, query, n_groups, rng)
+    count = _released_count(parts, query, n_groups, rng)  # a pass of its own: a mean beside it reuses it
+    released_counts = None if count is None else count.values[:, 0]
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
+        reused = released_counts if reuses_count(stat.name, budget.call_neighbours) else None
+        if stat.name == "count" and count is not None:
+            continue
         if stat.name == "count" and not budget.direct:
             pending["count"] = [dask.delayed(_count_partition)(p, width) for p in parts]
         elif stat.name == "count":
@@ -276,12 +288,12 @@ def _statistics(
                 dask.delayed(_sum_partition)(p, stat.column, width, mech.quantizer) for p in parts
             ]
         elif i in choices:
-            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options()))
+            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options(), reused))
         else:
-            per_group.append((i, stat, budget.per_group(eps), None))
+            per_group.append((i, stat, budget.per_group(eps), None, reused))
     if per_group and n_groups and query.by is not None:
         meta = pd.DataFrame({GROUP: np.zeros(0, np.int64)})
-        for i, stat, _, _ in per_group:
+        for i, stat, _, _, _ in per_group:
             for j in range(len(stat.outputs)):
                 meta[f"{i}:{j}"] = np.zeros(0)
         shuffled = data.shuffle(on=GROUP)
@@ -294,7 +306,10 @@ def _statistics(
     by_group = pd.concat(released).set_index(GROUP) if released else None
     results: list[StatisticResult] = []
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
-        if stat.name == "count" and budget.direct:
+        reused = released_counts if reuses_count(stat.name, budget.call_neighbours) else None
+        if stat.name == "count" and count is not None:
+            results.append(count)
+        elif stat.name == "count" and budget.direct:
             rows = int(np.sum(computed["rows"]))
             results.append(StatisticResult(np.array([[rows]], dtype=np.int64), {}, False))
         elif stat.name == "count":
@@ -309,10 +324,29 @@ def _statistics(
             values = np.asarray(noisy, dtype=np.float64).reshape(n_groups, 1)
             results.append(StatisticResult(values, meta_sum, not key.secure))
         elif query.by is not None:
-            results.append(_gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i)))
+            results.append(_gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i), reused))
         elif stat.column is not None:  # by=None: the single-column function on the Dask column itself
-            results.append(_whole_column(stat, data[stat.column], budget.per_group(eps), query, rng))
+            results.append(_whole_column(stat, data[stat.column], budget.per_group(eps), query, rng, reused))
     return results
+
+
+def _released_count(
+    parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
+) -> StatisticResult | None:
+    """The table's count statistic released ahead of the others (its own pass over the partitions) when a
+    statistic reuses it (a grouped mean beside a count), as the in-memory path does; else ``None``."""
+    import dask
+
+    budget, plan = query.budget, query.plan
+    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
+        return None
+    for stat, eps in zip(plan.statistics, query.epsilons, strict=True):
+        if stat.name == "count":
+            width = max(n_groups, 1)
+            parts_counts = dask.compute(*[dask.delayed(_count_partition)(p, width) for p in parts])
+            counts = np.vstack([np.zeros((1, width), np.int64), *parts_counts]).sum(axis=0)[:n_groups]
+            return noisy_counts(counts, epsilon=budget.per_group(eps), rng=rng)
+    return None
 
 
 def _pooled_choices(
@@ -354,15 +388,23 @@ def _pooled_choices(
 
 
 def _whole_column(
-    stat: PlannedStatistic, column: Any, epsilon: float, query: Query, rng: np.random.Generator
+    stat: PlannedStatistic,
+    column: Any,
+    epsilon: float,
+    query: Query,
+    rng: np.random.Generator,
+    released: NDArray[Any] | None = None,
 ) -> StatisticResult:
     """``by=None``: the single-column release on the Dask column (its own scale-out path: exact order
-    statistics in rank windows on the workers, docs/scale.md), from the table's generator."""
+    statistics in rank windows on the workers, docs/scale.md), from the table's generator (and the table's
+    released count, for a mean beside it)."""
     assert stat.column is not None
     fn = stat.function()
     kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": query.bounds[stat.column], "accountant": None}
     if accepts_neighbours(fn):
         kwargs["neighbours"] = query.budget.call_neighbours
+    if released is not None:
+        kwargs["released_count"] = float(released[0])
     release = fn(column, *positional_arguments(stat), rng=rng, **kwargs)
     values = np.atleast_1d(np.asarray(release.value, dtype=np.float64)).reshape(1, -1)
     return StatisticResult(values, describe_release(release), release.is_simulation)
@@ -377,6 +419,7 @@ def _gather(
     key: StreamKey,
     n_stats: int,
     choice: LatticeChoice | RangeChoice | None = None,
+    released: NDArray[Any] | None = None,
 ) -> StatisticResult:
     """The groups released on the workers, and the groups with no row released here on empty data (same
     streams and the same pooled choice, if any); the public description from one release
@@ -402,10 +445,14 @@ def _gather(
     if choice is not None:
         kwargs.update(choice.call_options())
     for g in np.flatnonzero(~done):
+        if released is not None:
+            kwargs["released_count"] = float(released[g])
         release = fn(
             empty, *positional_arguments(stat), rng=key.generator(int(g) * n_stats + index), **kwargs
         )
         values[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
+    if released is not None:  # the description's example: a count of 0 (the description does not show it)
+        kwargs["released_count"] = 0.0
     example = fn(empty, *positional_arguments(stat), rng=default_rng(0), **kwargs)
     meta = describe_release(example)
     if choice is not None:

@@ -27,7 +27,14 @@ from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
 from smoothdp.tables.range_choice import RangeChoice, choose_range, runs_range_choice
 from smoothdp.tables.result import assemble
-from smoothdp.tables.statistics import GroupedColumn, StatisticResult, run_count, run_per_group, run_sum
+from smoothdp.tables.statistics import (
+    GroupedColumn,
+    StatisticResult,
+    reuses_count,
+    run_count,
+    run_per_group,
+    run_sum,
+)
 
 __all__ = ["Groups", "aggregate", "group_rows", "pooled_choice", "run_statistics"]
 
@@ -234,9 +241,12 @@ def run_statistics(
     columns: dict[str, GroupedColumn] = {}
     results = []
     budget = query.budget
+    count = _released_count(query, groups.codes, n_groups, rng)  # first: a mean beside it reuses it
     for stat, eps in zip(query.plan.statistics, query.epsilons, strict=True):
         if stat.name == "count":
-            if budget.direct:  # one group under substitution: n is public (the free, exact answer)
+            if count is not None:
+                results.append(count)
+            elif budget.direct:  # one group under substitution: n is public (the free, exact answer)
                 results.append(StatisticResult(np.array([[groups.codes.size]], dtype=np.int64), {}, False))
             else:
                 results.append(run_count(groups.codes, n_groups, epsilon=budget.per_group(eps), rng=rng))
@@ -266,6 +276,7 @@ def run_statistics(
         column = columns[stat.column]
         eps_group = budget.per_group(eps)
         choice = pooled_choice(stat.name, budget.call_neighbours, column, eps_group, rng)
+        reused = count.values[:, 0] if count and reuses_count(stat.name, budget.call_neighbours) else None
         result = run_per_group(
             stat,
             column,
@@ -274,11 +285,26 @@ def run_statistics(
             neighbours=budget.call_neighbours,
             rng=rng,
             options=None if choice is None else choice.call_options(),
+            released_counts=reused,
         )
         if choice is not None:
             result = StatisticResult(result.values, choice.describe(result.meta), result.is_simulation)
         results.append(result)
     return results
+
+
+def _released_count(
+    query: Query, codes: NDArray[np.int64], n_groups: int, rng: np.random.Generator
+) -> StatisticResult | None:
+    """The table's count statistic released ahead of the others when a statistic reuses it (a grouped mean
+    beside a count: docs/theory/tables.md#a-mean-beside-a-count), else ``None`` (released in plan order)."""
+    budget, plan = query.budget, query.plan
+    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
+        return None
+    for stat, eps in zip(plan.statistics, query.epsilons, strict=True):
+        if stat.name == "count":
+            return run_count(codes, n_groups, epsilon=budget.per_group(eps), rng=rng)
+    return None
 
 
 def pooled_choice(

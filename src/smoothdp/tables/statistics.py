@@ -40,6 +40,7 @@ __all__ = [
     "describe_release",
     "noisy_counts",
     "positional_arguments",
+    "reuses_count",
     "run_count",
     "run_per_group",
     "run_sum",
@@ -134,6 +135,12 @@ def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
     return ()
 
 
+def reuses_count(name: str, call_neighbours: str) -> bool:
+    """Whether a grouped statistic takes its group's count, released by the same table, as a public input
+    (docs/theory/tables.md#a-mean-beside-a-count): the add/remove mean (the ratio mean's denominator)."""
+    return name == "mean" and call_neighbours == "add_remove"
+
+
 def run_per_group(
     stat: PlannedStatistic,
     column: GroupedColumn,
@@ -143,11 +150,13 @@ def run_per_group(
     neighbours: str,
     rng: np.random.Generator | Callable[[int], np.random.Generator],
     options: dict[str, Any] | None = None,
+    released_counts: NDArray[Any] | None = None,
 ) -> StatisticResult:
     """One call of ``smoothdp.<stat>`` per group, at ``epsilon`` under ``neighbours`` (and the public
-    keyword ``options``: a grouped quantile's lattice choice); ``rng`` is one generator for every group
-    (drawn in group order), or a function giving group g's generator (the disjoint streams of a
-    :class:`~smoothdp.rng.StreamKey` on Dask workers)."""
+    keyword ``options``: a grouped quantile's lattice choice, a grouped mean's range decision); ``rng`` is
+    one generator for every group (drawn in group order), or a function giving group g's generator (the
+    disjoint streams of a :class:`~smoothdp.rng.StreamKey` on Dask workers). ``released_counts[g]``: group
+    g's count as the table released it, passed to the call as ``released_count``."""
     fn = stat.function()
     args = positional_arguments(stat)
     kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": column.bounds, "accountant": None}
@@ -165,6 +174,8 @@ def run_per_group(
     simulation = False
     for g in range(n_groups):
         gen = rng(g) if callable(rng) else rng
+        if released_counts is not None:
+            kwargs["released_count"] = float(released_counts[g])
         release = fn(column.records(g), *args, rng=gen, **kwargs)
         out[g] = np.atleast_1d(np.asarray(release.value, dtype=np.float64))
         if order is not None:

@@ -62,15 +62,19 @@ RANGE_SHARE = 0.1
 RANK_DISTANCE = 20.0
 #: The range is tried when ε_q·Ñ ≥ MIN_RANKS.
 MIN_RANKS = 20.0
+#: The largest magnitude of a released count (the floats that are exact integers).
+MAX_COUNT = 2.0**53
 #: Octaves of the log-magnitude window, and of padding above the private quantile.
 OCTAVES = 40
 PAD_OCTAVES = 2
 
 
-def split_budget(epsilon: float, range_share: float = RANGE_SHARE) -> tuple[float, float, float]:
+def split_budget(
+    epsilon: float, range_share: float = RANGE_SHARE, count_share: float = COUNT_SHARE
+) -> tuple[float, float, float]:
     """(ε_N, ε_q, ε_S): the count's, the range quantile's and the sum's ε with ε_N + ε_q + ε_S ≤ ε
     exactly (ε_S stepped down if the float roundings overshoot)."""
-    eps_n, eps_q = COUNT_SHARE * epsilon, range_share * epsilon
+    eps_n, eps_q = count_share * epsilon, range_share * epsilon
     eps_s = epsilon - eps_n - eps_q
     while Fraction(eps_n) + Fraction(eps_q) + Fraction(eps_s) > Fraction(epsilon):
         eps_s = math.nextafter(eps_s, 0.0)
@@ -114,6 +118,10 @@ class RatioMean(Mechanism):
         the sum gets ε − ε_N (a grouped mean's pooled range decision passes 0 when the pooled records say
         that no group's range could narrow the bounds:
         docs/theory/tables.md#one-range-decision-for-every-group).
+    released_count
+        A noisy count of these same records already released privately under add/remove (a table's count
+        column), never the true n: step 1 is skipped, Ñ is this value, and the count's share goes to the
+        sum (docs/theory/tables.md#a-mean-beside-a-count). ``None`` (default): the mechanism draws its own.
     """
 
     name: ClassVar[str] = "centred noisy sum over a noisy count, on a private range"
@@ -134,8 +142,14 @@ class RatioMean(Mechanism):
         clamp: bool = True,
         numerics: str = "exact",
         range_fraction: float | None = None,
+        released_count: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
+        self.released_count = (  # a count released before: a float in the range of exact integers
+            None
+            if released_count is None
+            else check_in_range("released_count", released_count, -MAX_COUNT, MAX_COUNT, low_open=False)
+        )
         self.range_share = (
             RANGE_SHARE
             if range_fraction is None
@@ -149,9 +163,13 @@ class RatioMean(Mechanism):
             raise ValueError(
                 f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
             )
-        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(self.epsilon, self.range_share)
+        count_share = COUNT_SHARE if self.released_count is None else 0.0
+        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(
+            self.epsilon, self.range_share, count_share
+        )
         self.eps_sum_alone = _sum_without_range(self.epsilon, self.eps_count)
-        self.count_scale = math.nextafter(1.0 / self.eps_count, math.inf)  # 1/t ≤ ε_N
+        # 1/t ≤ ε_N (no count drawn, t unused, when a released count is given)
+        self.count_scale = math.nextafter(1.0 / self.eps_count, math.inf) if self.eps_count else math.inf
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
         self.calibration = None
 
@@ -214,9 +232,12 @@ class RatioMean(Mechanism):
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         n = prepared.size
-        noisy_count = float(
-            n + int(DiscreteLaplace(self.count_scale).sample(rng=rng, numerics=self.numerics))
-        )
+        if self.released_count is not None:  # released before, paid for there: a public input here
+            noisy_count = self.released_count
+        else:
+            noisy_count = float(
+                n + int(DiscreteLaplace(self.count_scale).sample(rng=rng, numerics=self.numerics))
+            )
         coverage = self.coverage(noisy_count)
         if coverage is None:
             a, b, eps_sum = self.lower, self.upper, self.eps_sum_alone
@@ -243,6 +264,7 @@ class RatioMean(Mechanism):
                 "method": "ratio",
                 "bounds": (self.lower, self.upper),
                 "range_fraction": self.range_share,
+                "count": "drawn" if self.released_count is None else "released before (a public input)",
                 # public: the split with a range (count, range, sum) and without one (count, sum)
                 "epsilon_count_range_sum": (self.eps_count, self.eps_quantile, self.eps_sum),
                 "epsilon_count_sum_without_range": (self.eps_count, self.eps_sum_alone),
