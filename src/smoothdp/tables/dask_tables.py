@@ -43,6 +43,7 @@ from smoothdp.tables.statistics import (
     GroupedColumn,
     StatisticResult,
     accepts_neighbours,
+    count_to_reuse,
     describe_release,
     noisy_counts,
     positional_arguments,
@@ -268,8 +269,7 @@ def _statistics(
     per_group: list[PerGroup] = []
     parts = data.to_delayed()
     width = max(n_groups, 1)
-    choices = _pooled_choices(parts, query, n_groups, rng)
-    count = _released_count(parts, query, n_groups, rng)  # a pass of its own: a mean beside it reuses it
+    choices, count = _before_the_groups(parts, query, n_groups, rng)  # count: when a mean reuses it
     released_counts = None if count is None else count.values[:, 0]
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
         reused = released_counts if reuses_count(stat.name, budget.call_neighbours) else None
@@ -330,31 +330,13 @@ def _statistics(
     return results
 
 
-def _released_count(
+def _before_the_groups(
     parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
-) -> StatisticResult | None:
-    """The table's count statistic released ahead of the others (its own pass over the partitions) when a
-    statistic reuses it (a grouped mean beside a count), as the in-memory path does; else ``None``."""
-    import dask
-
-    budget, plan = query.budget, query.plan
-    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
-        return None
-    for stat, eps in zip(plan.statistics, query.epsilons, strict=True):
-        if stat.name == "count":
-            width = max(n_groups, 1)
-            parts_counts = dask.compute(*[dask.delayed(_count_partition)(p, width) for p in parts])
-            counts = np.vstack([np.zeros((1, width), np.int64), *parts_counts]).sum(axis=0)[:n_groups]
-            return noisy_counts(counts, epsilon=budget.per_group(eps), rng=rng)
-    return None
-
-
-def _pooled_choices(
-    parts: list[Any], query: Query, n_groups: int, rng: np.random.Generator
-) -> dict[int, LatticeChoice | RangeChoice]:
-    """The pooled pre-stage of every grouped statistic that has one (a quantile's lattice choice, a mean's
-    range decision): one pass of counts per column and kind on the workers, the draws on the driver, in
-    plan order, as the in-memory path makes them."""
+) -> tuple[dict[int, LatticeChoice | RangeChoice], StatisticResult | None]:
+    """What the driver releases before the groups, from one pass over the partitions: the pooled pre-stage of
+    every grouped statistic that has one (a quantile's lattice choice, a mean's range decision; counts per
+    column and kind) and the table's count when a mean reuses it; the draws in plan order, then the count,
+    as the in-memory path makes them."""
     import dask
 
     budget = query.budget
@@ -367,16 +349,18 @@ def _pooled_choices(
             wanted.append((i, "lattice", str(stat.column), eps))
         elif runs_range_choice(stat.name, budget.call_neighbours):
             wanted.append((i, "range", str(stat.column), eps))
-    if not wanted:
-        return {}
+    count_epsilon = count_to_reuse(query)
     needed = sorted({(kind, column) for _, kind, column, _ in wanted})  # one pass per column and kind
     pending = [
         [dask.delayed(kinds[kind])(p, column, query.bounds[column]) for p in parts] for kind, column in needed
     ]
-    totals = {
-        need: np.sum(np.vstack(counts), axis=0)
-        for need, counts in zip(needed, dask.compute(*pending), strict=True)
-    }
+    width = max(n_groups, 1)
+    if count_epsilon is not None:
+        pending.append([dask.delayed(_count_partition)(p, width) for p in parts])
+    if not pending:
+        return {}, None
+    computed = dask.compute(*pending)
+    totals = {need: np.sum(np.vstack(counts), axis=0) for need, counts in zip(needed, computed, strict=False)}
     choices: dict[int, LatticeChoice | RangeChoice] = {}
     for i, kind, column, eps in wanted:
         total, eps_group = totals[(kind, column)], budget.per_group(eps)
@@ -384,7 +368,10 @@ def _pooled_choices(
             choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=eps_group, rng=rng)
         else:
             choices[i] = choose_range(total, epsilon_group=eps_group, rng=rng)
-    return choices
+    if count_epsilon is None:
+        return choices, None
+    counts = np.vstack([np.zeros((1, width), np.int64), *computed[-1]]).sum(axis=0)[:n_groups]
+    return choices, noisy_counts(counts, epsilon=budget.per_group(count_epsilon), rng=rng)
 
 
 def _whole_column(

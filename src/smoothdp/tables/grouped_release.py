@@ -30,6 +30,7 @@ from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import (
     GroupedColumn,
     StatisticResult,
+    count_to_reuse,
     reuses_count,
     run_count,
     run_per_group,
@@ -296,15 +297,10 @@ def run_statistics(
 def _released_count(
     query: Query, codes: NDArray[np.int64], n_groups: int, rng: np.random.Generator
 ) -> StatisticResult | None:
-    """The table's count statistic released ahead of the others when a statistic reuses it (a grouped mean
-    beside a count: docs/theory/tables.md#a-mean-beside-a-count), else ``None`` (released in plan order)."""
-    budget, plan = query.budget, query.plan
-    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
-        return None
-    for stat, eps in zip(plan.statistics, query.epsilons, strict=True):
-        if stat.name == "count":
-            return run_count(codes, n_groups, epsilon=budget.per_group(eps), rng=rng)
-    return None
+    """The table's count released ahead of the other statistics when one reuses it (a grouped mean beside a
+    count: docs/theory/tables.md#a-mean-beside-a-count), else ``None`` (released in plan order)."""
+    eps = count_to_reuse(query)
+    return None if eps is None else run_count(codes, n_groups, epsilon=query.budget.per_group(eps), rng=rng)
 
 
 def pooled_choice(

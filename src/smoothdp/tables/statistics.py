@@ -30,6 +30,7 @@ from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.lattice_choice import prepared_counts
 from smoothdp.tables.plan import PlannedStatistic
+from smoothdp.tables.query import Query
 from smoothdp.tables.range_choice import prepared_range_counts
 from smoothdp.validation import prepare_records
 
@@ -37,6 +38,7 @@ __all__ = [
     "GroupedColumn",
     "StatisticResult",
     "accepts_neighbours",
+    "count_to_reuse",
     "describe_release",
     "noisy_counts",
     "positional_arguments",
@@ -139,6 +141,16 @@ def reuses_count(name: str, call_neighbours: str) -> bool:
     """Whether a grouped statistic takes its group's count, released by the same table, as a public input
     (docs/theory/tables.md#a-mean-beside-a-count): the add/remove mean (the ratio mean's denominator)."""
     return name == "mean" and call_neighbours == "add_remove"
+
+
+def count_to_reuse(query: Query) -> float | None:
+    """The count statistic's ε when the table releases its count ahead of the others because a statistic
+    reuses it (:func:`reuses_count`; not on the direct path, where n is public), else ``None``."""
+    budget, plan = query.budget, query.plan
+    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
+        return None
+    counts = (eps for s, eps in zip(plan.statistics, query.epsilons, strict=True) if s.name == "count")
+    return next(counts, None)
 
 
 def run_per_group(
