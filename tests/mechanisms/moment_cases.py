@@ -208,6 +208,8 @@ def noisy_moments_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
     total = 0.0
     for f1, f2, sens, eps in zip(sums(x), sums(x2), mech.sensitivities, mech.epsilons, strict=True):
+        if eps == 0.0:  # N not released (a count released before was given): no loss here
+            continue
         total += staircase_shift_loss(moment_noise(mech.noise, sens, eps), f1 - f2)
     return total
 
@@ -358,6 +360,22 @@ def moment_cases() -> list[Any]:
             privacy_loss=noisy_moments_loss,
             broken=_smaller_sums_noise,
             bad_parameters=[*common_bad, ({"ddof": 3}, ValueError, "ddof")],
+        ),
+        Case(
+            mechanism=NoisyMoments,
+            label="a count released before (a table's count column)",
+            build=lambda epsilon, **kw: NoisyMoments(
+                **{"epsilon": epsilon, "bounds": (-1.0, 3.0), "released_count": 7.0, **kw}
+            ),
+            data=data,
+            neighbours=lambda: _add_remove_pairs(2, (-1.0, 0.0, 3.0)) + _add_remove_pairs(0, (-1.0, 3.0)),
+            privacy_loss=noisy_moments_loss,
+            broken=_smaller_sums_noise,
+            bad_parameters=[
+                *common_bad,
+                ({"released_count": float("nan")}, ValueError, "released_count"),
+                ({"released_count": "many"}, TypeError, "released_count"),
+            ],
         ),
     ]
 

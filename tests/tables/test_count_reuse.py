@@ -14,11 +14,13 @@ import pandas as pd
 import pytest
 
 import smoothdp
+from smoothdp.central.moments.noisy_sums import NoisyMoments
 from smoothdp.central.moments.ratio_mean import RatioMean
 from smoothdp.composition import split_epsilon
 from smoothdp.tables import range_choice
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
+from moment_cases import noisy_moments_loss
 from ratio_mean_cases import ratio_mean_loss
 
 BOUNDS = (0.0, 10.0)
@@ -58,6 +60,21 @@ def test_each_group_mean_takes_the_released_noisy_count(monkeypatch):
     assert not np.array_equal(released, exact)  # noisy: the exact n never reaches the mean
     details = out.attrs["smoothdp"]["statistics"][1]["details"]
     assert details["count"] == "released before (a public input)"
+
+
+@pytest.mark.parametrize("stat", ["var", "std"])
+def test_each_group_variance_takes_the_released_noisy_count(monkeypatch, stat):
+    seen: list[float | None] = []
+    real_init = NoisyMoments.__init__
+
+    def init(self, **kwargs):
+        seen.append(kwargs.get("released_count"))
+        real_init(self, **kwargs)
+
+    monkeypatch.setattr(NoisyMoments, "__init__", init)
+    out = _table(_frame(), ["count", stat], rng=5)
+    assert seen[: len(KEYS)] == out["v"]["count"].to_numpy(float).tolist()
+    assert out.attrs["smoothdp"]["statistics"][1]["details"]["count"] == "released before (a public input)"
 
 
 def test_without_a_count_in_the_table_each_mean_draws_its_own(monkeypatch):
@@ -151,6 +168,27 @@ def test_a_table_of_counts_and_means_stays_within_its_guarantee(relation, rows_a
     count_share, mean_share = release.statistics
     loss = _table_loss(a, b, count_share.epsilon_per_group, mean_share.epsilon_per_group)
     assert 0.99 < loss <= 1.0 + 1e-9  # adversarial frames: the bound is reached, not passed
+
+
+@pytest.mark.parametrize(("relation", "rows_a", "rows_b"), PAIRS)
+def test_a_table_of_counts_and_variances_stays_within_its_guarantee(relation, rows_a, rows_b):
+    a, b = (pd.DataFrame(r, columns=["g", "v"]) for r in (rows_a, rows_b))
+    release = smoothdp.aggregate(
+        a, "g", {"v": ["count", "var"]}, bounds={"v": BOUNDS}, epsilon=1.0, keys=KEYS, neighbours=relation,
+        rng=0, return_release=True,
+    )  # fmt: skip
+    count_share, var_share = release.statistics
+    count_scale = math.nextafter(1.0 / count_share.epsilon_per_group, math.inf)
+    mech = NoisyMoments(epsilon=var_share.epsilon_per_group, bounds=BOUNDS, released_count=5.0)
+    grid = np.arange(-30, 40, dtype=float)
+    loss = 0.0
+    for key in KEYS:
+        xa = a.loc[a["g"] == key, "v"].to_numpy(float)
+        xb = b.loc[b["g"] == key, "v"].to_numpy(float)
+        laws = (_count_log_law(x.size, count_scale, grid) for x in (xa, xb))
+        loss += float(np.max(np.abs(np.subtract(*laws))))
+        loss += max(noisy_moments_loss(mech, xa, xb, 1.0), noisy_moments_loss(mech, xb, xa, 1.0))
+    assert 0.9 < loss <= 1.0 + 1e-9
 
 
 def test_means_beside_a_count_are_more_accurate():

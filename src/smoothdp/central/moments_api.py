@@ -86,7 +86,7 @@ _TAKES = {
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
     "ratio": "noise ('staircase' or 'laplace'), range_fraction, released_count",
-    "noisy_moments": "noise ('staircase' or 'laplace')",
+    "noisy_moments": "noise ('staircase' or 'laplace'), released_count",
 }
 
 
@@ -383,8 +383,11 @@ def _variance(
     range_fraction: float | None,
     numerics: str,
     engine: Any,
+    released_count: float | None = None,
 ) -> Release:
     eps = check_epsilon(epsilon)
+    if bounds is None and released_count is not None:
+        raise TypeError("released_count applies to method='noisy_moments' with bounds, under add/remove")
     if bounds is None:
         return _without_bounds(
             x, "std" if root else "var", epsilon=eps, neighbours=neighbours, method=method, delta=delta,
@@ -403,11 +406,14 @@ def _variance(
     if chosen == "auto":
         by_size = relation == "substitution"
         chosen = choose_moment_method(n=public_size(x), epsilon=eps) if by_size else "noisy_moments"
+    if chosen != "noisy_moments":
+        _only(chosen, released_count=(released_count, None))
     if chosen == "private_range":
         mech: Mechanism = RangeVariance(range_fraction=range_fraction, **common)
     else:
         _only(chosen, range_fraction=(range_fraction, None))
-        mech = ClippedVariance(**common) if chosen == "clipped" else NoisyMoments(**common)
+        noisy = NoisyMoments(released_count=released_count, **common) if chosen == "noisy_moments" else None
+        mech = ClippedVariance(**common) if noisy is None else noisy
     return _run(mech, x, (lower, upper), clip, engine, accountant=accountant, rng=rng)
 
 
@@ -428,6 +434,7 @@ def var(
     range_fraction: float | None = None,
     numerics: str = "exact",
     engine: Any = None,
+    released_count: float | None = None,
 ) -> Release:
     """Private variance (1/(n − ddof))·Σ(x_i − x̄)² of x in ``bounds``: pure ε-DP under ``neighbours``.
 
@@ -444,12 +451,13 @@ def var(
     [0, (b − a)²n/(4(n − ddof))] for the range [a, b] used (``clamp=True``). ``bounds=None``: the clipped
     variance on a private range found with 1/4 of ε
     (:func:`smoothdp.central.no_bounds.moment_without_bounds`). Other arguments as :func:`mean`; ``delta``
-    must be 0.
+    must be 0; ``released_count`` (``"noisy_moments"`` only) as :func:`mean`'s: the count's 30% of ε then
+    goes to the two sums.
     """
     return _variance(
         x, root=False, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
         delta=delta, rng=rng, accountant=accountant, clip=clip, clamp=clamp, noise=noise,
-        range_fraction=range_fraction, numerics=numerics, engine=engine,
+        range_fraction=range_fraction, numerics=numerics, engine=engine, released_count=released_count,
     )  # fmt: skip
 
 
@@ -470,13 +478,14 @@ def std(
     range_fraction: float | None = None,
     numerics: str = "exact",
     engine: Any = None,
+    released_count: float | None = None,
 ) -> Release:
     """Private standard deviation: √ of the :func:`var` release (post-processing, same guarantee and
     arguments; ``ddof=1`` by default)."""
     return _variance(
         x, root=True, epsilon=epsilon, bounds=bounds, neighbours=neighbours, method=method, ddof=ddof,
         delta=delta, rng=rng, accountant=accountant, clip=clip, clamp=clamp, noise=noise,
-        range_fraction=range_fraction, numerics=numerics, engine=engine,
+        range_fraction=range_fraction, numerics=numerics, engine=engine, released_count=released_count,
     )  # fmt: skip
 
 

@@ -139,8 +139,9 @@ def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
 
 def reuses_count(name: str, call_neighbours: str) -> bool:
     """Whether a grouped statistic takes its group's count, released by the same table, as a public input
-    (docs/theory/tables.md#a-mean-beside-a-count): the add/remove mean (the ratio mean's denominator)."""
-    return name == "mean" and call_neighbours == "add_remove"
+    (docs/theory/tables.md#a-mean-beside-a-count): the add/remove mean (the ratio mean's denominator), and
+    the add/remove variance and standard deviation (the noisy moments' N)."""
+    return name in ("mean", "var", "std") and call_neighbours == "add_remove"
 
 
 def count_to_reuse(query: Query) -> float | None:

@@ -39,6 +39,7 @@ from smoothdp.central.moments.clipped import (
     round_up,
 )
 from smoothdp.central.moments.exact_sums import exact_sum_of_squares
+from smoothdp.central.moments.ratio_mean import MAX_COUNT
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.exact import OutputGrid, add_noise, sampler_label
@@ -46,7 +47,7 @@ from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bool, check_bounds, check_epsilon
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
 from smoothdp.work import tally_passes
 
 __all__ = ["SHARES", "NoisyMoments"]
@@ -55,9 +56,9 @@ __all__ = ["SHARES", "NoisyMoments"]
 SHARES = (0.3, 0.4, 0.3)
 
 
-def _split_three(epsilon: float) -> tuple[float, float, float]:
-    """ε·SHARES with the last share stepped down until the three sum to at most ε in exact arithmetic."""
-    first, second = SHARES[0] * epsilon, SHARES[1] * epsilon
+def _split_three(epsilon: float, shares: tuple[float, float, float] = SHARES) -> tuple[float, float, float]:
+    """ε·shares with the last share stepped down until the three sum to at most ε in exact arithmetic."""
+    first, second = shares[0] * epsilon, shares[1] * epsilon
     third = epsilon - first - second
     while Fraction(first) + Fraction(second) + Fraction(third) > Fraction(epsilon):
         third = math.nextafter(third, 0.0)
@@ -82,6 +83,11 @@ class NoisyMoments(Mechanism):
         ``"staircase"`` (default) or ``"laplace"``.
     clip, clamp, numerics
         As :class:`~smoothdp.central.moments.clipped.ClippedVariance`.
+    released_count
+        A noisy count of these same records already released privately under add/remove (a table's count
+        column), never the true n: N is not released again, Ñ is this value, and the count's 30% of ε goes
+        to the two sums in proportion (docs/theory/tables.md#a-mean-beside-a-count). ``None`` (default):
+        the mechanism draws its own.
     """
 
     name: ClassVar[str] = "variance from a noisy count, sum and sum of squares"
@@ -99,9 +105,15 @@ class NoisyMoments(Mechanism):
         clip: bool = True,
         clamp: bool = True,
         numerics: str = "exact",
+        released_count: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.lower, self.upper = check_bounds(bounds)
+        self.released_count = (  # a count released before: a float in the range of exact integers
+            None
+            if released_count is None
+            else check_in_range("released_count", released_count, -MAX_COUNT, MAX_COUNT, low_open=False)
+        )
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
         self.noise, self.clip, self.clamp, self.numerics, _ = check_moment_options(
@@ -115,7 +127,8 @@ class NoisyMoments(Mechanism):
             )
         self.center = (Fraction(self.lower) + Fraction(self.upper)) / 2
         self.sensitivities = (1.0, round_up(width / 2), round_up(square))
-        self.epsilons = _split_three(self.epsilon)
+        shares = SHARES if self.released_count is None else (0.0, SHARES[1] / 0.7, SHARES[2] / 0.7)
+        self.epsilons = _split_three(self.epsilon, shares)
         self.grids = tuple(OutputGrid.for_magnitude(s) for s in self.sensitivities)
         self.ceiling = round_down(square * (self.ddof + 1))
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
@@ -140,6 +153,10 @@ class NoisyMoments(Mechanism):
         for exact, sens, eps, grid in zip(
             self.sums(prepared), self.sensitivities, self.epsilons, self.grids, strict=True
         ):
+            if eps == 0.0:  # the count, released before and paid for there: a public input here
+                assert self.released_count is not None
+                noisy.append(self.released_count)
+                continue
             z = moment_noise(self.noise, sens, eps)
             noisy.append(float(add_noise(exact, z, grid=grid, rng=rng, numerics=self.numerics)))
         count, first, second = noisy
@@ -157,6 +174,7 @@ class NoisyMoments(Mechanism):
                 "bounds": (self.lower, self.upper),
                 "ddof": self.ddof,
                 "epsilon_count_sum_squares": self.epsilons,
+                "count": "drawn" if self.released_count is None else "released before (a public input)",
                 "noise": self.noise,
                 "clip": self.clip,
                 "clamp": self.clamp,
