@@ -27,16 +27,17 @@ BOUNDS = (0.0, 10.0)
 KEYS = ["A", "B", "C", "D"]  # D: listed, no row
 
 
-def _record_counts(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
-    """The released_count every ratio mean is built with, from now on (in construction order)."""
+def _record_counts(monkeypatch: pytest.MonkeyPatch, mechanism: type = RatioMean) -> list[float | None]:
+    """The released_count every instance of ``mechanism`` is built with, from now on (in construction
+    order)."""
     seen: list[float | None] = []
-    real_init = RatioMean.__init__
+    real_init = mechanism.__init__
 
     def init(self, **kwargs):
         seen.append(kwargs.get("released_count"))
         real_init(self, **kwargs)
 
-    monkeypatch.setattr(RatioMean, "__init__", init)
+    monkeypatch.setattr(mechanism, "__init__", init)
     return seen
 
 
@@ -64,14 +65,7 @@ def test_each_group_mean_takes_the_released_noisy_count(monkeypatch):
 
 @pytest.mark.parametrize("stat", ["var", "std"])
 def test_each_group_variance_takes_the_released_noisy_count(monkeypatch, stat):
-    seen: list[float | None] = []
-    real_init = NoisyMoments.__init__
-
-    def init(self, **kwargs):
-        seen.append(kwargs.get("released_count"))
-        real_init(self, **kwargs)
-
-    monkeypatch.setattr(NoisyMoments, "__init__", init)
+    seen = _record_counts(monkeypatch, NoisyMoments)
     out = _table(_frame(), ["count", stat], rng=5)
     assert seen[: len(KEYS)] == out["v"]["count"].to_numpy(float).tolist()
     assert out.attrs["smoothdp"]["statistics"][1]["details"]["count"] == "released before (a public input)"
