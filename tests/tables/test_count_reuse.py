@@ -71,6 +71,19 @@ def test_each_group_variance_takes_the_released_noisy_count(monkeypatch, stat):
     assert out.attrs["smoothdp"]["statistics"][1]["details"]["count"] == "released before (a public input)"
 
 
+def test_a_count_weighted_below_the_means_own_share_is_not_reused(monkeypatch):
+    """The mean's own count would get 30% of its ε: a table count at less than that would be noisier, so the
+    mean draws its own (public: the weights)."""
+    seen = _record_counts(monkeypatch)
+    low = {("v", "count"): 0.25, ("v", "mean"): 1.0}  # the count at 25% of the mean's share
+    out = _table(_frame(), ["count", "mean"], weights=low, rng=5)
+    assert set(seen) == {None}
+    assert out.attrs["smoothdp"]["statistics"][1]["details"]["count"] == "drawn"
+    seen.clear()
+    _table(_frame(), ["count", "mean"], weights={("v", "count"): 0.35, ("v", "mean"): 1.0}, rng=5)
+    assert None not in seen
+
+
 def test_without_a_count_in_the_table_each_mean_draws_its_own(monkeypatch):
     seen = _record_counts(monkeypatch)
     out = _table(_frame(), ["mean"], rng=5)

@@ -272,7 +272,7 @@ def _statistics(
     choices, count = _before_the_groups(parts, query, n_groups, rng)  # count: when a mean reuses it
     released_counts = None if count is None else count.values[:, 0]
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
-        reused = released_counts if reuses_count(stat.name, budget.call_neighbours) else None
+        reused = released_counts if reuses_count(stat.name, query, eps) else None
         if stat.name == "count" and count is not None:
             continue
         if stat.name == "count" and not budget.direct:
@@ -306,7 +306,7 @@ def _statistics(
     by_group = pd.concat(released).set_index(GROUP) if released else None
     results: list[StatisticResult] = []
     for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
-        reused = released_counts if reuses_count(stat.name, budget.call_neighbours) else None
+        reused = released_counts if reuses_count(stat.name, query, eps) else None
         if stat.name == "count" and count is not None:
             results.append(count)
         elif stat.name == "count" and budget.direct:

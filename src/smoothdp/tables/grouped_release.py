@@ -277,7 +277,7 @@ def run_statistics(
         column = columns[stat.column]
         eps_group = budget.per_group(eps)
         choice = pooled_choice(stat.name, budget.call_neighbours, column, eps_group, rng)
-        reused = count.values[:, 0] if count and reuses_count(stat.name, budget.call_neighbours) else None
+        reused = count.values[:, 0] if count is not None and reuses_count(stat.name, query, eps) else None
         result = run_per_group(
             stat,
             column,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from smoothdp.central.moments.ratio_mean import COUNT_SHARE
 from smoothdp.release import Release
 from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
@@ -38,6 +39,7 @@ __all__ = [
     "GroupedColumn",
     "StatisticResult",
     "accepts_neighbours",
+    "count_epsilon",
     "count_to_reuse",
     "describe_release",
     "noisy_counts",
@@ -137,21 +139,32 @@ def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
     return ()
 
 
-def reuses_count(name: str, call_neighbours: str) -> bool:
-    """Whether a grouped statistic takes its group's count, released by the same table, as a public input
-    (docs/theory/tables.md#a-mean-beside-a-count): the add/remove mean (the ratio mean's denominator), and
-    the add/remove variance and standard deviation (the noisy moments' N)."""
-    return name in ("mean", "var", "std") and call_neighbours == "add_remove"
+def reuses_count(name: str, query: Query, epsilon: float) -> bool:
+    """Whether a grouped statistic (at its share ``epsilon`` of the table) takes its group's count, released
+    by the same table, as a public input (docs/theory/tables.md#a-mean-beside-a-count). Public: the add/remove
+    mean (the ratio mean's denominator), variance and standard deviation (the noisy moments' N), when the
+    table has a count at no less than the 30% of the statistic's ε its own count would get (a count weighted
+    lower would be noisier than the statistic's own); never on the direct path, where n is public."""
+    budget = query.budget
+    if budget.direct or name not in ("mean", "var", "std") or budget.call_neighbours != "add_remove":
+        return False
+    count = count_epsilon(query)
+    return count is not None and count >= COUNT_SHARE * epsilon
+
+
+def count_epsilon(query: Query) -> float | None:
+    """The table's count statistic's share of ε, or ``None`` without one."""
+    plan = query.plan
+    return next((e for s, e in zip(plan.statistics, query.epsilons, strict=True) if s.name == "count"), None)
 
 
 def count_to_reuse(query: Query) -> float | None:
-    """The count statistic's ε when the table releases its count ahead of the others because a statistic
-    reuses it (:func:`reuses_count`; not on the direct path, where n is public), else ``None``."""
-    budget, plan = query.budget, query.plan
-    if budget.direct or not any(reuses_count(s.name, budget.call_neighbours) for s in plan.statistics):
+    """The count statistic's share of ε when the table releases its count ahead of the others because a
+    statistic reuses it (:func:`reuses_count`), else ``None``."""
+    plan = query.plan
+    if not any(reuses_count(s.name, query, e) for s, e in zip(plan.statistics, query.epsilons, strict=True)):
         return None
-    counts = (eps for s, eps in zip(plan.statistics, query.epsilons, strict=True) if s.name == "count")
-    return next(counts, None)
+    return count_epsilon(query)
 
 
 def run_per_group(
