@@ -102,6 +102,10 @@ def test_the_dask_path_passes_the_same_released_counts_empty_groups_included(mon
     assert released[3] in seen[3:]
     local = _table(df, ["count", "mean"], rng=5)
     assert out.attrs["smoothdp"]["statistics"] == local.attrs["smoothdp"]["statistics"]
+    seen.clear()  # by=None on Dask: the single-column mean on the Dask column gets the released count too
+    whole = smoothdp.aggregate(dd.from_pandas(df, npartitions=3), None, {"v": ["count", "mean"]},
+                               bounds={"v": BOUNDS}, epsilon=1.0, neighbours="add_remove", rng=2)  # fmt: skip
+    assert seen[0] == float(whole["v"]["count"].iloc[0])
 
 
 def test_a_table_of_one_group_reuses_it_too_but_not_under_substitution(monkeypatch):
