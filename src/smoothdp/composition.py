@@ -28,14 +28,17 @@ def exact_sum(values: list[float]) -> Fraction:
     return sum(map(Fraction, values), Fraction(0))
 
 
-def split_epsilon(epsilon: float, share: float) -> tuple[float, float]:
-    """(ε₁, ε₂) with ε₁ = share·ε and ε₁ + ε₂ ≤ ε exactly: the budgets of two stages composed sequentially
-    (ε₂ stepped down by ulps if the float subtraction rounds up)."""
-    eps1 = share * epsilon
-    eps2 = epsilon - eps1
-    while Fraction(eps1) + Fraction(eps2) > Fraction(epsilon):
-        eps2 = math.nextafter(eps2, 0.0)
-    return eps1, eps2
+def split_epsilon(epsilon: float, *shares: float) -> tuple[float, ...]:
+    """(ε₁, …, ε_k, rest) with ε_i = shares[i]·ε and rest = ε − ε₁ − … − ε_k, so that they sum to at most ε
+    exactly: the budgets of stages composed sequentially (rest stepped down by ulps if the float subtractions
+    round up). One share gives the two budgets (share·ε, the rest)."""
+    parts = [share * epsilon for share in shares]
+    rest = epsilon
+    for part in parts:
+        rest -= part
+    while sum(map(Fraction, parts), Fraction(rest)) > Fraction(epsilon):
+        rest = math.nextafter(rest, 0.0)
+    return (*parts, rest)
 
 
 def epsilon_delta(g: PrivacyGuarantee) -> tuple[float, float]:

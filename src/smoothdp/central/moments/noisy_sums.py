@@ -42,6 +42,7 @@ from smoothdp.central.moments.exact_sums import exact_sum_of_squares
 from smoothdp.central.moments.ratio_mean import MAX_COUNT
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
+from smoothdp.composition import split_epsilon
 from smoothdp.exact import OutputGrid, add_noise, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -54,15 +55,6 @@ __all__ = ["SHARES", "NoisyMoments"]
 
 #: Shares of ε for (N, S₁, S₂).
 SHARES = (0.3, 0.4, 0.3)
-
-
-def _split_three(epsilon: float, shares: tuple[float, float, float] = SHARES) -> tuple[float, float, float]:
-    """ε·shares with the last share stepped down until the three sum to at most ε in exact arithmetic."""
-    first, second = shares[0] * epsilon, shares[1] * epsilon
-    third = epsilon - first - second
-    while Fraction(first) + Fraction(second) + Fraction(third) > Fraction(epsilon):
-        third = math.nextafter(third, 0.0)
-    return first, second, third
 
 
 class NoisyMoments(Mechanism):
@@ -128,7 +120,7 @@ class NoisyMoments(Mechanism):
         self.center = (Fraction(self.lower) + Fraction(self.upper)) / 2
         self.sensitivities = (1.0, round_up(width / 2), round_up(square))
         shares = SHARES if self.released_count is None else (0.0, SHARES[1] / 0.7, SHARES[2] / 0.7)
-        self.epsilons = _split_three(self.epsilon, shares)
+        self.epsilons = split_epsilon(self.epsilon, shares[0], shares[1])  # the third: the rest
         self.grids = tuple(OutputGrid.for_magnitude(s) for s in self.sensitivities)
         self.ceiling = round_down(square * (self.ddof + 1))
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")

@@ -44,6 +44,7 @@ from smoothdp.central.moments.clipped import (
 )
 from smoothdp.central.quantiles import ExponentialQuantile, prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
+from smoothdp.composition import split_epsilon
 from smoothdp.exact import OutputGrid, add_noise, sampler_label
 from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
@@ -53,7 +54,7 @@ from smoothdp.release import NotPrivate, Release
 from smoothdp.validation import check_bounds, check_epsilon, check_in_range
 from smoothdp.work import tally_passes
 
-__all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean", "split_budget"]
+__all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean"]
 
 #: Shares of ε: the count, the range (one quantile of the log-magnitudes); the sum gets the rest.
 COUNT_SHARE = 0.3
@@ -67,26 +68,6 @@ MAX_COUNT = 2.0**53
 #: Octaves of the log-magnitude window, and of padding above the private quantile.
 OCTAVES = 40
 PAD_OCTAVES = 2
-
-
-def split_budget(
-    epsilon: float, range_share: float = RANGE_SHARE, count_share: float = COUNT_SHARE
-) -> tuple[float, float, float]:
-    """(ε_N, ε_q, ε_S): the count's, the range quantile's and the sum's ε with ε_N + ε_q + ε_S ≤ ε
-    exactly (ε_S stepped down if the float roundings overshoot)."""
-    eps_n, eps_q = count_share * epsilon, range_share * epsilon
-    eps_s = epsilon - eps_n - eps_q
-    while Fraction(eps_n) + Fraction(eps_q) + Fraction(eps_s) > Fraction(epsilon):
-        eps_s = math.nextafter(eps_s, 0.0)
-    return eps_n, eps_q, eps_s
-
-
-def _sum_without_range(epsilon: float, eps_n: float) -> float:
-    """The sum's ε when no range is tried: ε − ε_N, stepped down until ε_N + it ≤ ε exactly."""
-    eps_s = epsilon - eps_n
-    while Fraction(eps_n) + Fraction(eps_s) > Fraction(epsilon):
-        eps_s = math.nextafter(eps_s, 0.0)
-    return eps_s
 
 
 class RatioMean(Mechanism):
@@ -164,10 +145,11 @@ class RatioMean(Mechanism):
                 f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
             )
         count_share = COUNT_SHARE if self.released_count is None else 0.0
-        self.eps_count, self.eps_quantile, self.eps_sum = split_budget(
-            self.epsilon, self.range_share, count_share
+        # (ε_N, ε_q, ε_S) with a range, and ε_S' = ε − ε_N without one, each summing to at most ε exactly
+        self.eps_count, self.eps_quantile, self.eps_sum = split_epsilon(
+            self.epsilon, count_share, self.range_share
         )
-        self.eps_sum_alone = _sum_without_range(self.epsilon, self.eps_count)
+        self.eps_sum_alone = split_epsilon(self.epsilon, count_share)[1]
         # 1/t ≤ ε_N (no count drawn, t unused, when a released count is given)
         self.count_scale = math.nextafter(1.0 / self.eps_count, math.inf) if self.eps_count else math.inf
         self.guarantee = PureDP(self.epsilon, neighbours="add_remove")
