@@ -46,6 +46,7 @@ __all__ = [
     "check_int",
     "check_positive",
     "check_probability",
+    "check_released_count",
     "clip_or_check",
     "impute_missing",
     "prepare_records",
@@ -206,6 +207,18 @@ def check_in_range(
         interval = f"{'(' if low_open else '['}{_short(low)}, {_short(high)}{')' if high_open else ']'}"
         raise ValueError(f"{name} must be in {interval}; got {value!r}")
     return x
+
+
+#: The largest magnitude of a released count (the floats that are exact integers).
+MAX_COUNT = 2.0**53
+
+
+def check_released_count(value: Any) -> float | None:
+    """``released_count``, a noisy count released before (a table's count column), as a float in the range of
+    exact integers, or ``None`` (the mechanism draws its own count)."""
+    if value is None:
+        return None
+    return check_in_range("released_count", value, -MAX_COUNT, MAX_COUNT, low_open=False)
 
 
 def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:

@@ -39,7 +39,6 @@ from smoothdp.central.moments.clipped import (
     round_up,
 )
 from smoothdp.central.moments.exact_sums import exact_sum_of_squares
-from smoothdp.central.moments.ratio_mean import MAX_COUNT
 from smoothdp.central.quantiles import prepare_data
 from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.composition import split_epsilon
@@ -48,7 +47,7 @@ from smoothdp.keywords import check_keywords_of
 from smoothdp.mechanism import Mechanism
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_in_range
+from smoothdp.validation import check_bool, check_bounds, check_epsilon, check_released_count
 from smoothdp.work import tally_passes
 
 __all__ = ["SHARES", "NoisyMoments"]
@@ -101,11 +100,7 @@ class NoisyMoments(Mechanism):
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.lower, self.upper = check_bounds(bounds)
-        self.released_count = (  # a count released before: a float in the range of exact integers
-            None
-            if released_count is None
-            else check_in_range("released_count", released_count, -MAX_COUNT, MAX_COUNT, low_open=False)
-        )
+        self.released_count = check_released_count(released_count)
         self.ddof = check_ddof(ddof)
         self.root = check_bool("root", root)
         self.noise, self.clip, self.clamp, self.numerics, _ = check_moment_options(

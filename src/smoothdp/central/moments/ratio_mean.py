@@ -51,7 +51,7 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.validation import check_bounds, check_epsilon, check_in_range
+from smoothdp.validation import check_bounds, check_epsilon, check_in_range, check_released_count
 from smoothdp.work import tally_passes
 
 __all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean"]
@@ -63,8 +63,6 @@ RANGE_SHARE = 0.1
 RANK_DISTANCE = 20.0
 #: The range is tried when ε_q·Ñ ≥ MIN_RANKS.
 MIN_RANKS = 20.0
-#: The largest magnitude of a released count (the floats that are exact integers).
-MAX_COUNT = 2.0**53
 #: Octaves of the log-magnitude window, and of padding above the private quantile.
 OCTAVES = 40
 PAD_OCTAVES = 2
@@ -126,11 +124,7 @@ class RatioMean(Mechanism):
         released_count: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
-        self.released_count = (  # a count released before: a float in the range of exact integers
-            None
-            if released_count is None
-            else check_in_range("released_count", released_count, -MAX_COUNT, MAX_COUNT, low_open=False)
-        )
+        self.released_count = check_released_count(released_count)
         self.range_share = (
             RANGE_SHARE
             if range_fraction is None
