@@ -184,8 +184,9 @@ def test_the_public_description_is_the_same_whichever_way_the_decision_goes():
     assert details["range_choice"]["epsilon"] == pytest.approx(0.01)
 
 
-def _decisions(monkeypatch: pytest.MonkeyPatch, where: str) -> list[bool]:
-    """The decisions (True: the groups look for a range) that the table at ``where`` makes from now on."""
+def _decisions(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The decisions (True: the groups look for a range) that tables make from now on, on either engine
+    (both draw through statistics.choose_pooled)."""
     seen: list[bool] = []
     real = range_choice.choose_range
 
@@ -194,12 +195,12 @@ def _decisions(monkeypatch: pytest.MonkeyPatch, where: str) -> list[bool]:
         seen.append(choice.private_range)
         return choice
 
-    monkeypatch.setattr(where, spy)
+    monkeypatch.setattr("smoothdp.tables.statistics.choose_range", spy)
     return seen
 
 
 def test_bounded_data_skip_the_range_and_skewed_data_in_wide_bounds_keep_it(monkeypatch):
-    seen = _decisions(monkeypatch, "smoothdp.tables.grouped_release.choose_range")
+    seen = _decisions(monkeypatch)
     gen = np.random.default_rng(1)
     filling = pd.DataFrame({"g": np.arange(4000) % 8, "v": gen.uniform(20, 90, 4000)})
     skewed = pd.DataFrame({"g": np.arange(4000) % 8, "v": gen.lognormal(8, 1, 4000)})
@@ -233,7 +234,7 @@ def test_the_dask_path_makes_the_same_decision_and_the_same_description(monkeypa
     gen = np.random.default_rng(3)
     df = pd.DataFrame({"g": np.arange(3000) % 8, "v": gen.uniform(20, 90, 3000)})
     local = _grouped(df, (0.0, 125.0), rng=4)
-    seen = _decisions(monkeypatch, "smoothdp.tables.dask_tables.choose_range")
+    seen = _decisions(monkeypatch)
     dask = _grouped(dd.from_pandas(df, npartitions=3), (0.0, 125.0), rng=4)
     assert local.attrs["smoothdp"]["statistics"] == dask.attrs["smoothdp"]["statistics"]
     assert seen == [False]  # the workers' counts give the same pooled majority

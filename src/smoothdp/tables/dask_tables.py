@@ -33,19 +33,21 @@ from smoothdp.scale.engine import SortedRecords
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import PandasFrame, build_pandas
 from smoothdp.tables.groups import PublicKeys, combine_codes, normalise_key, sort_key
-from smoothdp.tables.lattice_choice import LatticeChoice, choose_lattice, column_counts, runs_lattice_choice
+from smoothdp.tables.lattice_choice import LatticeChoice, column_counts
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.tables.query import Query, build_query
-from smoothdp.tables.range_choice import RangeChoice, choose_range, column_range_counts, runs_range_choice
+from smoothdp.tables.range_choice import RangeChoice, column_range_counts
 from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import (
     GroupedColumn,
     StatisticResult,
     accepts_neighbours,
+    choose_pooled,
     count_to_reuse,
     describe_release,
     noisy_counts,
+    pooled_stage,
     positional_arguments,
     reuses_count,
     run_per_group,
@@ -208,16 +210,16 @@ def _sum_partition(pdf: Any, column: str, n_groups: int, quantizer: Any) -> NDAr
     return grouped_sums(values, pdf[GROUP].to_numpy(np.int64), n_groups, quantizer).reshape(1, -1)
 
 
-def _lattice_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]) -> NDArray[np.int64]:
-    """[rows, then the lattice pre-stage's counts] of one partition (they add up over partitions)."""
-    values = as_float_array(pdf[column], name=f"column {column!r}")
-    return np.concatenate(([values.size], column_counts(values, bounds, name=column))).reshape(1, -1)
+#: The counts of a raw part of a column that each pooled pre-stage reads (they add up over partitions).
+_STAGE_COUNTS = {"lattice": column_counts, "range": column_range_counts}
 
 
-def _range_counts_partition(pdf: Any, column: str, bounds: tuple[float, float]) -> NDArray[np.int64]:
-    """[#far, #near] of one partition for the pooled range decision (they add up over partitions)."""
+def _pooled_counts_partition(
+    pdf: Any, column: str, bounds: tuple[float, float], kind: str
+) -> NDArray[np.int64]:
+    """[rows, then the counts of the pooled pre-stage ``kind``] of one partition."""
     values = as_float_array(pdf[column], name=f"column {column!r}")
-    return column_range_counts(values, bounds, name=column).reshape(1, -1)
+    return np.concatenate(([values.size], _STAGE_COUNTS[kind](values, bounds, name=column))).reshape(1, -1)
 
 
 def _release_partition(
@@ -271,8 +273,12 @@ def _statistics(
     width = max(n_groups, 1)
     choices, count = _before_the_groups(parts, query, n_groups, rng)  # count: when a mean reuses it
     released_counts = None if count is None else count.values[:, 0]
-    for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
-        reused = released_counts if reuses_count(stat.name, query, eps) else None
+    statistics = list(enumerate(zip(plan.statistics, query.epsilons, strict=True)))
+    # each statistic's released counts, if it reuses them (public), for the workers and the driver alike
+    reused = {
+        i: released_counts if reuses_count(stat.name, query, eps) else None for i, (stat, eps) in statistics
+    }
+    for i, (stat, eps) in statistics:
         if stat.name == "count" and count is not None:
             continue
         if stat.name == "count" and not budget.direct:
@@ -288,9 +294,9 @@ def _statistics(
                 dask.delayed(_sum_partition)(p, stat.column, width, mech.quantizer) for p in parts
             ]
         elif i in choices:
-            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options(), reused))
+            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options(), reused[i]))
         else:
-            per_group.append((i, stat, budget.per_group(eps), None, reused))
+            per_group.append((i, stat, budget.per_group(eps), None, reused[i]))
     if per_group and n_groups and query.by is not None:
         meta = pd.DataFrame({GROUP: np.zeros(0, np.int64)})
         for i, stat, _, _, _ in per_group:
@@ -305,8 +311,7 @@ def _statistics(
     released = computed.get("groups")
     by_group = pd.concat(released).set_index(GROUP) if released else None
     results: list[StatisticResult] = []
-    for i, (stat, eps) in enumerate(zip(plan.statistics, query.epsilons, strict=True)):
-        reused = released_counts if reuses_count(stat.name, query, eps) else None
+    for i, (stat, eps) in statistics:
         if stat.name == "count" and count is not None:
             results.append(count)
         elif stat.name == "count" and budget.direct:
@@ -324,9 +329,13 @@ def _statistics(
             values = np.asarray(noisy, dtype=np.float64).reshape(n_groups, 1)
             results.append(StatisticResult(values, meta_sum, not key.secure))
         elif query.by is not None:
-            results.append(_gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i), reused))
+            results.append(
+                _gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i), reused[i])
+            )
         elif stat.column is not None:  # by=None: the single-column function on the Dask column itself
-            results.append(_whole_column(stat, data[stat.column], budget.per_group(eps), query, rng, reused))
+            results.append(
+                _whole_column(stat, data[stat.column], budget.per_group(eps), query, rng, reused[i])
+            )
     return results
 
 
@@ -340,19 +349,16 @@ def _before_the_groups(
     import dask
 
     budget = query.budget
-    kinds = {"lattice": _lattice_counts_partition, "range": _range_counts_partition}
     wanted = []
     for i, (stat, eps) in enumerate(zip(query.plan.statistics, query.epsilons, strict=True)):
-        if query.by is None or not n_groups:
-            break
-        if runs_lattice_choice(stat.name, budget.call_neighbours):
-            wanted.append((i, "lattice", str(stat.column), eps))
-        elif runs_range_choice(stat.name, budget.call_neighbours):
-            wanted.append((i, "range", str(stat.column), eps))
+        kind = pooled_stage(stat.name, budget.call_neighbours)
+        if query.by is not None and n_groups and kind is not None:
+            wanted.append((i, kind, str(stat.column), eps))
     count_epsilon = count_to_reuse(query)
     needed = sorted({(kind, column) for _, kind, column, _ in wanted})  # one pass per column and kind
     pending = [
-        [dask.delayed(kinds[kind])(p, column, query.bounds[column]) for p in parts] for kind, column in needed
+        [dask.delayed(_pooled_counts_partition)(p, column, query.bounds[column], kind) for p in parts]
+        for kind, column in needed
     ]
     width = max(n_groups, 1)
     if count_epsilon is not None:
@@ -363,11 +369,10 @@ def _before_the_groups(
     totals = {need: np.sum(np.vstack(counts), axis=0) for need, counts in zip(needed, computed, strict=False)}
     choices: dict[int, LatticeChoice | RangeChoice] = {}
     for i, kind, column, eps in wanted:
-        total, eps_group = totals[(kind, column)], budget.per_group(eps)
-        if kind == "lattice":
-            choices[i] = choose_lattice(total[1:], int(total[0]), epsilon_group=eps_group, rng=rng)
-        else:
-            choices[i] = choose_range(total, epsilon_group=eps_group, rng=rng)
+        total = totals[(kind, column)]
+        choices[i] = choose_pooled(
+            kind, total[1:], int(total[0]), epsilon_group=budget.per_group(eps), rng=rng
+        )
     if count_epsilon is None:
         return choices, None
     counts = np.vstack([np.zeros((1, width), np.int64), *computed[-1]]).sum(axis=0)[:n_groups]

@@ -22,15 +22,17 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.tables.bounding import bound_contributions
 from smoothdp.tables.frames import Frame, frame_kind, read_frame
 from smoothdp.tables.groups import PublicKeys, combine_codes, sort_key
-from smoothdp.tables.lattice_choice import LatticeChoice, choose_lattice, runs_lattice_choice
+from smoothdp.tables.lattice_choice import LatticeChoice
 from smoothdp.tables.partition import select_keys
 from smoothdp.tables.query import Query, build_query
-from smoothdp.tables.range_choice import RangeChoice, choose_range, runs_range_choice
+from smoothdp.tables.range_choice import RangeChoice
 from smoothdp.tables.result import assemble
 from smoothdp.tables.statistics import (
     GroupedColumn,
     StatisticResult,
+    choose_pooled,
     count_to_reuse,
+    pooled_stage,
     reuses_count,
     run_count,
     run_per_group,
@@ -306,13 +308,13 @@ def _released_count(
 def pooled_choice(
     name: str, call_neighbours: str, column: GroupedColumn, epsilon_group: float, rng: np.random.Generator
 ) -> LatticeChoice | RangeChoice | None:
-    """The pooled pre-stage of one statistic, run once for every group (docs/theory/tables.md): a grouped
-    quantile's lattice choice, a grouped mean's range decision, or none."""
-    if runs_lattice_choice(name, call_neighbours):
-        return choose_lattice(column.lattice_counts, column.values.size, epsilon_group=epsilon_group, rng=rng)
-    if runs_range_choice(name, call_neighbours):
-        return choose_range(column.range_counts, epsilon_group=epsilon_group, rng=rng)
-    return None
+    """The pooled pre-stage of one statistic (:func:`~smoothdp.tables.statistics.pooled_stage`), run once for
+    every group on the column's counts, or ``None``."""
+    kind = pooled_stage(name, call_neighbours)
+    if kind is None:
+        return None
+    counts = column.pooled_counts(kind)
+    return choose_pooled(kind, counts, column.values.size, epsilon_group=epsilon_group, rng=rng)
 
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

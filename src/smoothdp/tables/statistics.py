@@ -29,20 +29,22 @@ from smoothdp.central.moments.ratio_mean import COUNT_SHARE
 from smoothdp.release import Release
 from smoothdp.rng import is_secure
 from smoothdp.scale.engine import SortedRecords
-from smoothdp.tables.lattice_choice import prepared_counts
+from smoothdp.tables.lattice_choice import LatticeChoice, choose_lattice, prepared_counts, runs_lattice_choice
 from smoothdp.tables.plan import PlannedStatistic
 from smoothdp.tables.query import Query
-from smoothdp.tables.range_choice import prepared_range_counts
+from smoothdp.tables.range_choice import RangeChoice, choose_range, prepared_range_counts, runs_range_choice
 from smoothdp.validation import prepare_records
 
 __all__ = [
     "GroupedColumn",
     "StatisticResult",
     "accepts_neighbours",
+    "choose_pooled",
     "count_epsilon",
     "count_to_reuse",
     "describe_release",
     "noisy_counts",
+    "pooled_stage",
     "positional_arguments",
     "reuses_count",
     "run_count",
@@ -82,6 +84,10 @@ class GroupedColumn:
         """The pooled lattice pre-stage's counts of the whole column, computed once for every quantile
         statistic of the column (:func:`~smoothdp.tables.lattice_choice.prepared_counts`)."""
         return prepared_counts(self.values)
+
+    def pooled_counts(self, kind: str) -> NDArray[np.int64]:
+        """The counts the pooled pre-stage ``kind`` (:func:`pooled_stage`) reads."""
+        return self.lattice_counts if kind == "lattice" else self.range_counts
 
     @cached_property
     def range_counts(self) -> NDArray[np.int64]:
@@ -137,6 +143,27 @@ def positional_arguments(stat: PlannedStatistic) -> tuple[Any, ...]:
         trim = stat.args[0]
         return (int(trim) if trim >= 1 and float(trim).is_integer() else trim,)
     return ()
+
+
+def pooled_stage(name: str, call_neighbours: str) -> str | None:
+    """The pre-stage a grouped statistic runs once on the pooled records of every group
+    (docs/theory/tables.md): ``"lattice"`` (a quantile's lattice choice), ``"range"`` (a mean's range
+    decision) or ``None``. Public: the statistic's name and the relation of the single-column calls."""
+    if runs_lattice_choice(name, call_neighbours):
+        return "lattice"
+    if runs_range_choice(name, call_neighbours):
+        return "range"
+    return None
+
+
+def choose_pooled(
+    kind: str, counts: NDArray[np.int64], n: int, *, epsilon_group: float, rng: np.random.Generator
+) -> LatticeChoice | RangeChoice:
+    """The draw of the pooled pre-stage ``kind`` from the counts of every kept record of the column (n of
+    them), on either engine."""
+    if kind == "lattice":
+        return choose_lattice(counts, n, epsilon_group=epsilon_group, rng=rng)
+    return choose_range(counts, epsilon_group=epsilon_group, rng=rng)
 
 
 def reuses_count(name: str, query: Query, epsilon: float) -> bool:
