@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from grouped_mean_laws import counts_loss, means_loss
 
 import smoothdp
 from smoothdp.central.moments.noisy_sums import NoisyMoments
@@ -21,7 +22,6 @@ from smoothdp.tables import range_choice
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
 from moment_cases import noisy_moments_loss
-from ratio_mean_cases import ratio_mean_loss
 
 BOUNDS = (0.0, 10.0)
 KEYS = ["A", "B", "C", "D"]  # D: listed, no row
@@ -128,45 +128,16 @@ PAIRS = [
 ]
 
 
-def _count_log_law(n: int, scale: float, released: np.ndarray) -> np.ndarray:
-    """ln P(Ñ = released) for Ñ = n + discrete Laplace of scale t (pmf (1 − α)/(1 + α)·α^|k|)."""
-    alpha = math.exp(-1.0 / scale)
-    return math.log((1 - alpha) / (1 + alpha)) - np.abs(released - n) / scale
-
-
-def _decision_log_law(values: np.ndarray, scale: float) -> tuple[float, float]:
-    d = int(np.sum(values >= 2.5)) - int(np.sum(values < 2.5))
-    alpha, m = math.exp(-1.0 / scale), 1 - d
-    p_no = alpha**m / (1 + alpha) if m >= 1 else 1.0 - alpha ** (1 - m) / (1 + alpha)
-    return math.log1p(-p_no), math.log(p_no)
-
-
 def _table_loss(a: pd.DataFrame, b: pd.DataFrame, eps_count: float, eps_mean: float) -> float:
-    """sup |ln P_a/P_b| over (the counts, the decision, the means): per group the count's loss at the worst
-    released value, plus the decision's, plus the groups' ratio means given the released counts (their
-    count term is 0; every coverage level the count can give is covered by ratio_mean_loss)."""
-    count_scale = math.nextafter(1.0 / eps_count, math.inf)
+    """sup |ln P_a/P_b| over (the counts, the decision, the means): the noisy counts' loss plus the
+    decision's and the groups' ratio means given the released counts (tests/tables/grouped_mean_laws.py)."""
     eps_test, eps_main = split_epsilon(eps_mean, range_choice.TEST_SHARE)
     test_scale = math.nextafter(1.0 / eps_test, math.inf)
-    da = _decision_log_law(np.clip(a["v"].to_numpy(float), *BOUNDS), test_scale)
-    db = _decision_log_law(np.clip(b["v"].to_numpy(float), *BOUNDS), test_scale)
-    grid = np.arange(-30, 40, dtype=float)
-    counts = 0.0
-    for key in KEYS:
-        na, nb = int(np.sum(a["g"] == key)), int(np.sum(b["g"] == key))
-        counts += float(
-            np.max(np.abs(_count_log_law(na, count_scale, grid) - _count_log_law(nb, count_scale, grid)))
-        )
-    worst = 0.0
-    for branch, fraction in enumerate((None, 0.0)):
-        mech = RatioMean(epsilon=eps_main, bounds=BOUNDS, range_fraction=fraction, released_count=1000.0)
-        means = 0.0
-        for key in KEYS:
-            xa = a.loc[a["g"] == key, "v"].to_numpy(float)
-            xb = b.loc[b["g"] == key, "v"].to_numpy(float)
-            means += max(ratio_mean_loss(mech, xa, xb, 1.0), ratio_mean_loss(mech, xb, xa, 1.0))
-        worst = max(worst, abs(da[branch] - db[branch]) + means)
-    return counts + worst
+    counts = counts_loss(a, b, keys=KEYS, scale=math.nextafter(1.0 / eps_count, math.inf))
+    means = means_loss(
+        a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, test_scale=test_scale, released_count=1000.0
+    )
+    return counts + means
 
 
 @pytest.mark.parametrize(("relation", "rows_a", "rows_b"), PAIRS)
@@ -191,13 +162,10 @@ def test_a_table_of_counts_and_variances_stays_within_its_guarantee(relation, ro
     count_share, var_share = release.statistics
     count_scale = math.nextafter(1.0 / count_share.epsilon_per_group, math.inf)
     mech = NoisyMoments(epsilon=var_share.epsilon_per_group, bounds=BOUNDS, released_count=5.0)
-    grid = np.arange(-30, 40, dtype=float)
-    loss = 0.0
+    loss = counts_loss(a, b, keys=KEYS, scale=count_scale)
     for key in KEYS:
         xa = a.loc[a["g"] == key, "v"].to_numpy(float)
         xb = b.loc[b["g"] == key, "v"].to_numpy(float)
-        laws = (_count_log_law(x.size, count_scale, grid) for x in (xa, xb))
-        loss += float(np.max(np.abs(np.subtract(*laws))))
         loss += max(noisy_moments_loss(mech, xa, xb, 1.0), noisy_moments_loss(mech, xb, xa, 1.0))
     assert 0.9 < loss <= 1.0 + 1e-9
 

@@ -6,17 +6,14 @@ never shows the decision, what it buys on bounded data, and the Dask path."""
 
 from __future__ import annotations
 
-import math
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from grouped_mean_laws import means_loss
 
 import smoothdp
-from smoothdp.central.moments.ratio_mean import RatioMean
 from smoothdp.composition import split_epsilon
 from smoothdp.rng import default_rng
 from smoothdp.tables import range_choice
@@ -25,9 +22,6 @@ from smoothdp.tables.range_choice import (
     column_range_counts,
     prepared_range_counts,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mechanisms"))
-from ratio_mean_cases import ratio_mean_loss
 
 BOUNDS = (0.0, 10.0)  # c = 0, R = 10: a record is far from c from 2.5 on
 KEYS = ["A", "B", "C"]
@@ -85,31 +79,11 @@ PAIRS = [
 ]
 
 
-def _log_decision(frame: pd.DataFrame, scale: float) -> tuple[float, float]:
-    """ln P(range), ln P(no range): no range iff D + K > 0, K discrete Laplace of scale t (P(K ≥ m) =
-    α^m/(1 + α) for m ≥ 1, α = e^{−1/t})."""
-    v = np.clip(frame["v"].to_numpy(float), *BOUNDS)
-    d = int(np.sum(v >= 2.5)) - int(np.sum(v < 2.5))
-    alpha, m = math.exp(-1.0 / scale), 1 - d  # P(D + K ≥ 1) = P(K ≥ 1 − d)
-    p_no = alpha**m / (1 + alpha) if m >= 1 else 1.0 - alpha ** (1 - m) / (1 + alpha)
-    return math.log1p(-p_no), math.log(p_no)
-
-
 def _table_loss(a: pd.DataFrame, b: pd.DataFrame, eps_group: float, test_scale: float) -> float:
-    """sup over the decision and every group's output of |ln P_a/P_b|: the decision's loss plus, for the
-    branch it selects, the groups' ratio-mean losses (a product over groups given the decision)."""
+    """The decision and the groups' ratio means (tests/tables/grouped_mean_laws.py), each group's call at
+    what the test leaves of ε_g."""
     eps_main = split_epsilon(eps_group, range_choice.TEST_SHARE)[1]
-    da, db = _log_decision(a, test_scale), _log_decision(b, test_scale)
-    worst = 0.0
-    for branch, fraction in enumerate((None, 0.0)):  # 0: every group looks for a range; 1: none does
-        mech = RatioMean(epsilon=eps_main, bounds=BOUNDS, range_fraction=fraction)
-        groups = 0.0
-        for key in KEYS:
-            xa = a.loc[a["g"] == key, "v"].to_numpy(float)
-            xb = b.loc[b["g"] == key, "v"].to_numpy(float)
-            groups += max(ratio_mean_loss(mech, xa, xb, 1.0), ratio_mean_loss(mech, xb, xa, 1.0))
-        worst = max(worst, abs(da[branch] - db[branch]) + groups)
-    return worst
+    return means_loss(a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, test_scale=test_scale)
 
 
 def _release_parameters(
