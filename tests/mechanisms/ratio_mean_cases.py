@@ -110,51 +110,36 @@ def ratio_mean_cases() -> list[Any]:
         ({"range_fraction": 0.6}, ValueError, "range_fraction"),
         ({"range_fraction": -0.1}, ValueError, "range_fraction"),
     ]
+
+    def case(options: dict[str, Any], broken: Any, **extra: Any) -> Any:
+        """A case of RatioMean with these constructor options, on the shared data and neighbours."""
+        return Case(
+            mechanism=RatioMean,
+            build=lambda epsilon, **kw: RatioMean(**{"epsilon": epsilon, "bounds": BOUNDS, **options, **kw}),
+            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
+            neighbours=pairs,
+            privacy_loss=ratio_mean_loss,  # with a released count the count's term is 0: t = ∞, none drawn
+            broken=broken,
+            **{"bad_parameters": bad, **extra},
+        )
+
     return [
-        Case(
-            mechanism=RatioMean,
-            build=lambda epsilon, **kw: RatioMean(**{"epsilon": epsilon, "bounds": BOUNDS, **kw}),
-            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
-            neighbours=pairs,
-            privacy_loss=ratio_mean_loss,
-            broken=_attr_times("eps_sum", 2.0),  # the range branch's sum noise sized for twice its ε
-            bad_parameters=bad,
-        ),
-        Case(
-            mechanism=RatioMean,
+        case({}, _attr_times("eps_sum", 2.0)),  # the range branch's sum noise sized for twice its ε
+        case(
+            {"noise": "laplace"},
+            _attr_times("count_scale", 0.25),  # the count's noise a quarter of its scale
             label="Laplace, count broken",
-            build=lambda epsilon, **kw: RatioMean(
-                **{"epsilon": epsilon, "bounds": BOUNDS, "noise": "laplace", **kw}
-            ),
-            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
-            neighbours=pairs,
-            privacy_loss=ratio_mean_loss,
-            broken=_attr_times("count_scale", 0.25),  # the count's noise a quarter of its scale
-            bad_parameters=bad,
             epsilon=2.0,
         ),
-        Case(
-            mechanism=RatioMean,
+        case(
+            {"range_fraction": 0.0},
+            _attr_times("eps_sum_alone", 2.0),  # the sum's noise sized for twice its ε
             label="no range (a grouped mean's pooled decision), sum broken",
-            build=lambda epsilon, **kw: RatioMean(
-                **{"epsilon": epsilon, "bounds": BOUNDS, "range_fraction": 0.0, **kw}
-            ),
-            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
-            neighbours=pairs,
-            privacy_loss=ratio_mean_loss,
-            broken=_attr_times("eps_sum_alone", 2.0),  # the sum's noise sized for twice its ε
-            bad_parameters=bad,
         ),
-        Case(
-            mechanism=RatioMean,
+        case(
+            {"released_count": 1000.0},
+            _attr_times("eps_sum", 2.0),  # Ñ = 1000 tries the range: its sum's noise for twice its ε
             label="a count released before (a table's count column), sum broken",
-            build=lambda epsilon, **kw: RatioMean(
-                **{"epsilon": epsilon, "bounds": BOUNDS, "released_count": 1000.0, **kw}
-            ),
-            data=np.array([0.2, 0.4, 0.45, 0.5, 0.9, 0.95, 0.3]) * 3.0,
-            neighbours=pairs,
-            privacy_loss=ratio_mean_loss,  # the count's term is 0: t = ∞, no count is drawn
-            broken=_attr_times("eps_sum", 2.0),  # Ñ = 1000 tries the range: its sum's noise for twice its ε
             bad_parameters=[
                 *bad,
                 ({"released_count": float("nan")}, ValueError, "released_count"),
