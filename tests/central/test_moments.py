@@ -270,6 +270,13 @@ def test_the_add_remove_methods_take_empty_data():
             ValueError,
             "range_fraction",
         ),
+        (lambda: smoothdp.mean(X, epsilon=1, bounds=(0, 9), centre=4.0), TypeError, "centre"),
+        (lambda: smoothdp.mean(X, epsilon=1, bounds=None, centre=4.0), TypeError, "centre"),
+        (
+            lambda: smoothdp.mean(X, epsilon=1, bounds=(0, 9), neighbours="add_remove", centre=9.5),
+            ValueError,
+            "centre",
+        ),
     ],
 )
 def test_bad_parameters_name_themselves(call, error, match):
@@ -308,3 +315,16 @@ def test_clipped_statistic_passes_the_audit_and_its_half_noise_twin_fails(kind):
     twin = noise.with_scale(0.5 * noise.scale)
     bad = audit_mechanism(sampler(x, twin), sampler(x2, twin), 1.0, n_samples=100_000, rng=1)
     assert not bad.passed, bad
+
+
+def test_an_add_remove_mean_centred_near_its_data_is_more_accurate():
+    """2,000 values of mean 20 in (0, 100) at ε = 0.5: centred on 22 (a public guess), the count's noise
+    enters through |20 − 22| instead of |20 − 50|; median |error| over 400 seeded releases (measured 0.65×
+    the midpoint's)."""
+    x = np.random.default_rng(5).normal(20, 5, 2000).clip(0, 100)
+    kw = {"epsilon": 0.5, "bounds": (0.0, 100.0), "neighbours": "add_remove", "range_fraction": 0.0}
+    centred = [abs(smoothdp.mean(x, centre=22.0, rng=s, **kw).value - x.mean()) for s in range(400)]
+    midpoint = [abs(smoothdp.mean(x, rng=s, **kw).value - x.mean()) for s in range(400)]
+    assert np.median(centred) < 0.8 * np.median(midpoint)
+    release = smoothdp.mean(x, centre=22.0, rng=1, **kw)
+    assert release.details["centre"] == 22.0 and release.guarantee.neighbours == "add_remove"

@@ -28,26 +28,30 @@ OCTAVES = 40
 COVERAGES = (0.5, 0.75, 0.95, 0.999)
 
 
-def _centred_sum(x: Any, a: float, b: float) -> Fraction:
-    m = (Fraction(a) + Fraction(b)) / 2
+def _centre(mech: Any, a: float, b: float) -> Fraction:
+    """The sum's centre: the public ``centre`` when the sum runs on the whole bounds, else the midpoint."""
+    if (a, b) == (mech.lower, mech.upper) and mech.centre is not None:
+        return Fraction(mech.centre)
+    return (Fraction(a) + Fraction(b)) / 2
+
+
+def _centred_sum(x: Any, a: float, b: float, m: Fraction) -> Fraction:
     return sum((Fraction(min(max(float(v), a), b)) - m for v in np.asarray(x, float)), Fraction(0))
 
 
 def _sum_loss(mech: Any, x: Any, x2: Any, a: float, b: float, eps: float) -> float:
+    """The centred sum's loss: the shift of the exact centred sums (written here) against the noise the
+    mechanism draws (its own calibration, so that a wrong sensitivity shows)."""
     from moment_cases import staircase_shift_loss
 
-    from smoothdp.central.moments.clipped import moment_noise
-
-    if a == b:
+    m = _centre(mech, a, b)
+    if max(Fraction(b) - m, m - Fraction(a)) == 0:
         return 0.0  # every clipped record is the centre: the sum is 0 on both sides
-    half = (Fraction(b) - Fraction(a)) / 2
-    sens = float(half) if Fraction(float(half)) >= half else math.nextafter(float(half), math.inf)
-    shift = _centred_sum(x, a, b) - _centred_sum(x2, a, b)
-    if mech.noise == "laplace":  # Laplace(Δ/ε rounded up): the loss of a shift is |shift|/scale
-        scale = Fraction(sens) / Fraction(eps)
-        scale_f = float(scale) if Fraction(float(scale)) >= scale else math.nextafter(float(scale), math.inf)
-        return float(abs(shift) / Fraction(scale_f))
-    return staircase_shift_loss(moment_noise(mech.noise, sens, eps), shift)
+    shift = _centred_sum(x, a, b, m) - _centred_sum(x2, a, b, m)
+    noise = mech.sum_noise(a, b, eps)
+    if mech.noise == "laplace":  # the loss of a shift is |shift|/scale
+        return float(abs(shift) / Fraction(noise.scale))
+    return staircase_shift_loss(noise, shift)
 
 
 def ratio_mean_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
@@ -89,6 +93,17 @@ def ratio_mean_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
                 stage[key] = _sum_loss(mech, xa, xb, *key, mech.eps_sum)
             worst = max(worst, float(loss_y) + stage[key])
     return count + worst
+
+
+def _sensitivity_about_the_midpoint(mechanism: Any) -> Any:
+    """Broken twin: the sum centred on the public centre but its noise sized for (u − l)/2, the sensitivity
+    about the midpoint."""
+    import copy
+
+    twin, about_midpoint = copy.copy(mechanism), copy.copy(mechanism)
+    about_midpoint.centre = None
+    twin.sum_noise = about_midpoint.sum_noise
+    return twin
 
 
 def ratio_mean_cases() -> list[Any]:
@@ -135,6 +150,16 @@ def ratio_mean_cases() -> list[Any]:
             {"range_fraction": 0.0},
             _attr_times("eps_sum_alone", 2.0),  # the sum's noise sized for twice its ε
             label="no range (a grouped mean's pooled decision), sum broken",
+        ),
+        case(
+            {"centre": 2.5},
+            _sensitivity_about_the_midpoint,
+            label="a public centre (a grouped mean's pooled centre), sum calibrated about the midpoint",
+            bad_parameters=[
+                *bad,
+                ({"centre": 3.5}, ValueError, "centre"),
+                ({"centre": float("nan")}, ValueError, "centre"),
+            ],
         ),
         case(
             {"released_count": 1000.0},

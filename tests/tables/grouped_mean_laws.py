@@ -1,8 +1,8 @@
 """Exact output laws of a table's grouped means (written out here, not from the code's samplers), shared by
 the tests of the pooled range decision (test_range_choice.py) and of a mean beside a count
-(test_count_reuse.py): the decision's discrete Laplace tail (docs/theory/tables.md#one-range-decision-for-
-every-group), each group's ratio mean on the branch it selects (tests/mechanisms/ratio_mean_cases.py), and a
-group's noisy count."""
+(test_count_reuse.py): the pooled centre's ratio mean (docs/theory/tables.md#a-pooled-centre), the
+decision's discrete Laplace tail (docs/theory/tables.md#one-range-decision-for-every-group), each group's
+ratio mean on the branch it selects (tests/mechanisms/ratio_mean_cases.py), and a group's noisy count."""
 
 from __future__ import annotations
 
@@ -38,6 +38,10 @@ def count_log_law(n: int, scale: float, released: np.ndarray) -> np.ndarray:
     return math.log((1 - alpha) / (1 + alpha)) - np.abs(released - n) / scale
 
 
+def _loss(mech: RatioMean, xa: np.ndarray, xb: np.ndarray) -> float:
+    return max(ratio_mean_loss(mech, xa, xb, 1.0), ratio_mean_loss(mech, xb, xa, 1.0))
+
+
 def means_loss(
     a: pd.DataFrame,
     b: pd.DataFrame,
@@ -45,25 +49,37 @@ def means_loss(
     keys: list[str],
     bounds: tuple[float, float],
     epsilon_main: float,
+    epsilon_centre: float,
     test_scale: float,
     released_count: float | None = None,
 ) -> float:
-    """sup over the decision and every group's mean of |ln P_a/P_b|: the decision's loss plus, for the branch
-    it selects, the groups' ratio-mean losses (a product over groups given the decision). With
+    """sup over the pooled centre, the decision and every group's mean of |ln P_a/P_b|: the centre's loss
+    (the pooled records' ratio mean without a range) plus the decision's, plus, for the branch it selects,
+    the groups' ratio-mean losses (a product over groups given the decision and the centre), the worst over
+    the centres the groups may receive (the bounds' midpoint, its ends and points between). With
     ``released_count`` the means draw no count (their count term is 0; ratio_mean_loss covers every coverage
     level a count can give)."""
     da, db = decision_log_law(a, bounds, test_scale), decision_log_law(b, bounds, test_scale)
+    pooled = RatioMean(epsilon=epsilon_centre, bounds=bounds, range_fraction=0.0)
+    centre = _loss(pooled, a["v"].to_numpy(float), b["v"].to_numpy(float))
+    lo, hi = bounds
+    centres = (None, lo, hi, lo + (hi - lo) / 3, hi - (hi - lo) / 8)
     worst = 0.0
     for branch, fraction in enumerate((None, 0.0)):  # 0: every group looks for a range; 1: none does
-        mech = RatioMean(
-            epsilon=epsilon_main, bounds=bounds, range_fraction=fraction, released_count=released_count
-        )
-        groups = 0.0
-        for key in keys:
-            xa = a.loc[a["g"] == key, "v"].to_numpy(float)
-            xb = b.loc[b["g"] == key, "v"].to_numpy(float)
-            groups += max(ratio_mean_loss(mech, xa, xb, 1.0), ratio_mean_loss(mech, xb, xa, 1.0))
-        worst = max(worst, abs(da[branch] - db[branch]) + groups)
+        for m in centres if fraction == 0.0 else (None,):
+            mech = RatioMean(
+                epsilon=epsilon_main,
+                bounds=bounds,
+                range_fraction=fraction,
+                released_count=released_count,
+                centre=m,
+            )
+            groups = 0.0
+            for key in keys:
+                xa = a.loc[a["g"] == key, "v"].to_numpy(float)
+                xb = b.loc[b["g"] == key, "v"].to_numpy(float)
+                groups += _loss(mech, xa, xb)
+            worst = max(worst, abs(da[branch] - db[branch]) + centre + groups)
     return worst
 
 

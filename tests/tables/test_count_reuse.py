@@ -30,12 +30,13 @@ KEYS = ["A", "B", "C", "D"]  # D: listed, no row
 
 def _record_counts(monkeypatch: pytest.MonkeyPatch, mechanism: type = RatioMean) -> list[float | None]:
     """The released_count every instance of ``mechanism`` is built with, from now on (in construction
-    order)."""
+    order), except the pooled centre's ratio mean (drawn before the groups, with a count of its own)."""
     seen: list[float | None] = []
     real_init = mechanism.__init__
 
     def init(self, **kwargs):
-        seen.append(kwargs.get("released_count"))
+        if sys._getframe(1).f_code.co_name != "pooled_centre":
+            seen.append(kwargs.get("released_count"))
         real_init(self, **kwargs)
 
     monkeypatch.setattr(mechanism, "__init__", init)
@@ -130,14 +131,17 @@ PAIRS = [
 
 
 def _table_loss(a: pd.DataFrame, b: pd.DataFrame, eps_count: float, eps_mean: float) -> float:
-    """sup |ln P_a/P_b| over (the counts, the decision, the means): the noisy counts' loss plus the
-    decision's and the groups' ratio means given the released counts (tests/tables/grouped_mean_laws.py)."""
-    eps_test, eps_main = split_epsilon(eps_mean, range_choice.TEST_SHARE)
+    """sup |ln P_a/P_b| over (the counts, the centre, the decision, the means): the noisy counts' loss plus
+    the pooled centre's, the decision's and the groups' ratio means given the released counts
+    (tests/tables/grouped_mean_laws.py)."""
+    shares = (range_choice.TEST_SHARE, range_choice.CENTRE_SHARE)
+    eps_test, eps_centre, eps_main = split_epsilon(eps_mean, *shares)
     test_scale = math.nextafter(1.0 / eps_test, math.inf)
     counts = counts_loss(a, b, keys=KEYS, scale=math.nextafter(1.0 / eps_count, math.inf))
     means = means_loss(
-        a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, test_scale=test_scale, released_count=1000.0
-    )
+        a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, epsilon_centre=eps_centre,
+        test_scale=test_scale, released_count=1000.0,
+    )  # fmt: skip
     return counts + means
 
 
@@ -175,8 +179,9 @@ def test_a_table_of_counts_and_variances_stays_within_its_guarantee(relation, ro
 
 def test_means_beside_a_count_are_more_accurate():
     """Eight groups of 2,500 values in (0, 100), count and mean under ε = 1 (add/remove, each ε/2): the mean
-    reusing the table's count (its sum gets the count's 30%) against each mean drawing its own, median
-    |error| over groups and 200 seeded releases (measured 0.55 on these seeds)."""
+    reusing the table's count (its sum gets the count's 15%, the share beside the pooled centre) against each
+    mean drawing its own, median |error| over groups and 200 seeded releases (measured 0.80 on these seeds;
+    0.55 before the pooled centre, which makes the count's noise matter less to both)."""
     gen = np.random.default_rng(2)
     df = pd.DataFrame({"g": np.arange(20_000) % 8, "v": gen.normal(40, 15, 20_000).clip(0, 100)})
     truth = df.groupby("g")["v"].mean().to_numpy()
@@ -189,4 +194,4 @@ def test_means_beside_a_count_are_more_accurate():
                                    **{**kw, "epsilon": 0.5})  # fmt: skip
         own.append(np.abs(alone["v"]["mean"].to_numpy() - truth))
     ratio = np.median(np.median(reused, axis=0)) / np.median(np.median(own, axis=0))
-    assert ratio < 0.75
+    assert ratio < 0.9

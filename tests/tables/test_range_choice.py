@@ -27,29 +27,61 @@ BOUNDS = (0.0, 10.0)  # c = 0, R = 10: a record is far from c from 2.5 on
 KEYS = ["A", "B", "C"]
 
 
-def test_counts_of_disjoint_parts_add_up_and_raw_parts_are_prepared_like_the_mean():
+def test_totals_of_disjoint_parts_add_up_and_raw_parts_are_prepared_like_the_mean():
     gen = np.random.default_rng(0)
     parts = [gen.uniform(0, 10, 50), gen.uniform(0, 3, 70), np.full(5, 2.5)]
     pooled = np.concatenate(parts)
     total = sum(prepared_range_counts(p, BOUNDS) for p in parts)
-    assert total.tolist() == [int(np.sum(pooled >= 2.5)), int(np.sum(pooled < 2.5))]
+    exact = sum((Fraction(v) for v in pooled), Fraction(0))
+    assert total.tolist() == [int(np.sum(pooled >= 2.5)), int(np.sum(pooled < 2.5)), exact]
     raw = np.array([np.nan, np.inf, -np.inf, 20.0, 1.0, -3.0])  # NaN → 5, ±inf and 20 clipped, −3 → 0
-    assert column_range_counts(raw, BOUNDS, name="v").tolist() == [3, 3]
+    assert column_range_counts(raw, BOUNDS, name="v").tolist() == [3, 3, Fraction(26)]
     # a centre inside the bounds: magnitudes around 0, R = max(u − 0, 0 − l) = 8, far from 2 on
-    assert prepared_range_counts(np.array([-8.0, -1.0, 1.9, 2.0, 3.0]), (-8.0, 4.0)).tolist() == [3, 2]
+    counts = prepared_range_counts(np.array([-8.0, -1.0, 1.9, 2.0, 3.0]), (-8.0, 4.0))
+    assert counts[:2].tolist() == [3, 2]
+
+
+def _totals(values: np.ndarray | list[float]) -> np.ndarray:
+    return prepared_range_counts(np.asarray(values, float), BOUNDS)
+
+
+def _choose(totals: np.ndarray, eps: float, seed: int) -> range_choice.RangeChoice:
+    return choose_range(totals, bounds=BOUNDS, epsilon_group=eps, rng=default_rng(seed))
 
 
 def test_the_budget_split_never_overspends():
     for eps in (1e-9, 0.001, 0.1, 1 / 3, 0.7, 1.0, 7.0):
-        choice = choose_range(np.array([3, 7]), epsilon_group=eps, rng=default_rng(1))
-        assert Fraction(choice.epsilon_test) + Fraction(choice.epsilon_main) <= Fraction(eps)
-        assert choice.epsilon_main >= 0.98 * eps
+        choice = _choose(_totals([1.0] * 3 + [5.0] * 7), eps, 1)
+        spent = sum(Fraction(e) for e in (choice.epsilon_test, choice.epsilon_centre, choice.epsilon_main))
+        assert spent <= Fraction(eps)
+        assert choice.epsilon_main >= 0.96 * eps
 
 
 def test_the_decision_follows_the_pooled_majority():
-    far, near = np.array([9000, 1000]), np.array([1000, 9000])
-    assert not any(choose_range(far, epsilon_group=1.0, rng=default_rng(s)).private_range for s in range(20))
-    assert all(choose_range(near, epsilon_group=1.0, rng=default_rng(s)).private_range for s in range(20))
+    far, near = _totals([9.0] * 9000 + [1.0] * 1000), _totals([9.0] * 1000 + [1.0] * 9000)
+    assert not any(_choose(far, 1.0, s).private_range for s in range(20))
+    assert all(_choose(near, 1.0, s).private_range for s in range(20))
+
+
+def test_the_groups_centre_moves_three_quarters_of_the_way_to_the_pooled_mean():
+    """10,000 records of mean 8 in (0, 10) at ε_g = 1: the pooled mean's sum has ε_S·Ñ ≈ 140 ≥ 32, so the
+    groups centre on 5 + 0.75·(ĉ − 5) ≈ 7.25 (ĉ's noise: about 0.04 from the sum, 0.05 from the count's 1/ε_N
+    times |8 − 5|); the groups then get it."""
+    values = np.r_[np.full(5000, 7.0), np.full(5000, 9.0)]
+    centres = [_choose(_totals(values), 1.0, s).centre for s in range(20)]
+    assert all(c is not None and abs(c - 7.25) < 0.3 for c in centres)
+    assert abs(np.median(centres) - 7.25) < 0.05
+    choice = _choose(_totals(values), 1.0, 0)
+    assert choice.call_options() == {"range_fraction": 0.0, "centre": choice.centre}
+
+
+def test_a_pooled_mean_too_noisy_to_trust_leaves_the_midpoint():
+    """200 records at ε_g = 1: ε_S·Ñ ≈ 0.7·0.02·200 = 2.8 < 32, so no centre (a public rule of the released
+    noisy count); the centre's share is spent either way."""
+    choice = _choose(_totals(np.full(200, 9.0)), 1.0, 0)
+    assert choice.centre is None and not choice.private_range
+    assert choice.call_options() == {"range_fraction": 0.0}
+    assert choice.epsilon_centre == pytest.approx(0.02)
 
 
 # -- the whole table's worst-case loss ---------------------------------------------------------------------
@@ -79,17 +111,23 @@ PAIRS = [
 ]
 
 
-def _table_loss(a: pd.DataFrame, b: pd.DataFrame, eps_group: float, test_scale: float) -> float:
-    """The decision and the groups' ratio means (tests/tables/grouped_mean_laws.py), each group's call at
-    what the test leaves of ε_g."""
-    eps_main = split_epsilon(eps_group, range_choice.TEST_SHARE)[1]
-    return means_loss(a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, test_scale=test_scale)
+def _table_loss(
+    a: pd.DataFrame, b: pd.DataFrame, eps_group: float, test_scale: float, eps_centre: float
+) -> float:
+    """The pooled centre, the decision and the groups' ratio means (tests/tables/grouped_mean_laws.py), each
+    group's call at what the test and the centre leave of ε_g."""
+    eps_main = split_epsilon(eps_group, range_choice.TEST_SHARE, range_choice.CENTRE_SHARE)[2]
+    return means_loss(
+        a, b, keys=KEYS, bounds=BOUNDS, epsilon_main=eps_main, epsilon_centre=eps_centre,
+        test_scale=test_scale,
+    )  # fmt: skip
 
 
 def _release_parameters(
     frame: pd.DataFrame, relation: str, k: int | None, monkeypatch: pytest.MonkeyPatch
-) -> tuple[float, float]:
-    """(ε_g, the decision's noise scale) as the table ran them (the scale read off the sampler)."""
+) -> tuple[float, float, float]:
+    """(ε_g, the decision's noise scale, the centre's ε) as the table ran them (the scale read off the
+    sampler, the centre's ε off the public description)."""
     scales: list[float] = []
     real = range_choice.DiscreteLaplace
 
@@ -106,20 +144,22 @@ def _release_parameters(
     (share,) = release.statistics
     assert share.neighbours == "add_remove" and release.guarantee.epsilon == 1.0
     assert len(scales) == 1  # one decision for the whole table
-    return share.epsilon_per_group, scales[0]
+    described = release.frame.attrs["smoothdp"]["statistics"][0]["details"]["range_choice"]
+    return share.epsilon_per_group, scales[0], described["epsilon_centre"]
 
 
 @pytest.fixture
 def visible_test(monkeypatch):
-    """A large test share (any share is proved; a large one makes a miscalibrated test visible)."""
+    """Large test and centre shares (any shares are proved; large ones make a miscalibration visible)."""
     monkeypatch.setattr(range_choice, "TEST_SHARE", 0.4)
+    monkeypatch.setattr(range_choice, "CENTRE_SHARE", 0.2)
 
 
 @pytest.mark.parametrize(("relation", "k", "rows_a", "rows_b"), PAIRS)
 def test_a_table_of_means_stays_within_its_guarantee(visible_test, monkeypatch, relation, k, rows_a, rows_b):
     a, b = _frame(rows_a), _frame(rows_b)
-    eps_group, scale = _release_parameters(a, relation, k, monkeypatch)
-    assert _table_loss(a, b, eps_group, scale) <= 1.0 + 1e-9
+    eps_group, scale, eps_centre = _release_parameters(a, relation, k, monkeypatch)
+    assert _table_loss(a, b, eps_group, scale, eps_centre) <= 1.0 + 1e-9
 
 
 @pytest.mark.parametrize(("relation", "k", "rows_a", "rows_b"), [PAIRS[2], PAIRS[4]])
@@ -129,9 +169,21 @@ def test_a_decision_calibrated_per_row_for_persons_with_k_rows_exceeds_it(
     """Broken twin: the decision's noise for one row's change (ε_test·k, as if a person had one row and the
     substitution were one change) while the groups stay right."""
     a, b = _frame(rows_a), _frame(rows_b)
-    eps_group, scale = _release_parameters(a, relation, k, monkeypatch)
+    eps_group, scale, eps_centre = _release_parameters(a, relation, k, monkeypatch)
     per_person = k * (2 if relation == "substitution" else 1)
-    assert _table_loss(a, b, eps_group, scale / per_person) > 1.0 + 1e-6
+    assert _table_loss(a, b, eps_group, scale / per_person, eps_centre) > 1.0 + 1e-6
+
+
+@pytest.mark.parametrize(("relation", "k", "rows_a", "rows_b"), [PAIRS[2], PAIRS[4]])
+def test_a_centre_calibrated_per_row_for_persons_with_k_rows_exceeds_it(
+    visible_test, monkeypatch, relation, k, rows_a, rows_b
+):
+    """Broken twin: the pooled centre's ratio mean at ε_centre·k (calibrated for one row's change) while the
+    decision and the groups stay right."""
+    a, b = _frame(rows_a), _frame(rows_b)
+    eps_group, scale, eps_centre = _release_parameters(a, relation, k, monkeypatch)
+    per_person = k * (2 if relation == "substitution" else 1)
+    assert _table_loss(a, b, eps_group, scale, eps_centre * per_person) > 1.0 + 1e-6
 
 
 # -- the public description, the accuracy, the Dask path ---------------------------------------------------

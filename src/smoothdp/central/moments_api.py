@@ -85,7 +85,7 @@ _TAKES = {
     "private_range": "noise ('staircase' or 'laplace'), range_fraction",
     "smooth_sensitivity": "noise (a smooth-sensitivity family), beta, delta (noise='laplace'), noise options",
     "noisy_sum": "none",
-    "ratio": "noise ('staircase' or 'laplace'), range_fraction, released_count",
+    "ratio": "noise ('staircase' or 'laplace'), range_fraction, released_count, centre",
     "noisy_moments": "noise ('staircase' or 'laplace'), released_count",
 }
 
@@ -188,6 +188,7 @@ def mean(
     gamma: float | None = None,
     constants: str | None = None,
     released_count: float | None = None,
+    centre: float | None = None,
 ) -> Release:
     """Private mean of x in ``bounds``, pure ε-DP under ``neighbours`` at the ε passed.
 
@@ -238,6 +239,10 @@ def mean(
         Under add/remove (``"ratio"``) only: a noisy count of these same records already released privately
         (a table's count column; never the true n). The mean then draws no count of its own and its sum gets
         the count's 30% of ε (docs/theory/tables.md#a-mean-beside-a-count).
+    centre
+        Under add/remove (``"ratio"``) only: a public point in the bounds, a guess of the mean made without
+        these records, on which the sum is centred when it runs on the whole bounds (default: their
+        midpoint; docs/theory/moments.md#a-public-centre).
     rng, accountant, clip, clamp, numerics, engine
         As :func:`smoothdp.median`.
 
@@ -248,8 +253,10 @@ def mean(
     """
     noise_options = noise_options_given(df=df, gamma=gamma, constants=constants)
     eps = check_epsilon(epsilon)
-    if bounds is None and released_count is not None:
-        raise TypeError("released_count applies to method='ratio' with bounds, under neighbours='add_remove'")
+    if bounds is None and (released_count is not None or centre is not None):
+        raise TypeError(
+            "released_count and centre apply to method='ratio' with bounds, under neighbours='add_remove'"
+        )
     if bounds is None:
         return _without_bounds(
             x, "mean", epsilon=eps, neighbours=neighbours, method=method, delta=delta, beta=beta,
@@ -272,7 +279,10 @@ def mean(
         chosen = choose_moment_method(n=public_size(x), epsilon=eps)
     if chosen in ("clipped", "private_range"):
         options = {k: (v, None) for k, v in noise_options.items()}
-        _only(chosen, delta=(delta, 0.0), beta=(beta, None), released_count=(released_count, None), **options)
+        _only(
+            chosen, delta=(delta, 0.0), beta=(beta, None), released_count=(released_count, None),
+            centre=(centre, None), **options,
+        )  # fmt: skip
         common: dict[str, Any] = {"epsilon": eps, "bounds": (lower, upper), "noise": noise or "staircase"}
         common["clip"] = clip
         common.update(clamp=clamp, numerics=numerics)
@@ -289,10 +299,13 @@ def mean(
         _only(chosen, **{k: (v, None) for k, v in noise_options.items()})
         mech = RatioMean(
             epsilon=eps, bounds=(lower, upper), noise=noise or "staircase", clip=clip, clamp=clamp,
-            numerics=numerics, range_fraction=range_fraction, released_count=released_count,
+            numerics=numerics, range_fraction=range_fraction, released_count=released_count, centre=centre,
         )  # fmt: skip
         return _run(mech, x, (lower, upper), clip, engine, **run)
-    _only(chosen, range_fraction=(range_fraction, None), released_count=(released_count, None))
+    _only(
+        chosen, range_fraction=(range_fraction, None), released_count=(released_count, None),
+        centre=(centre, None),
+    )  # fmt: skip
     if chosen == "noisy_sum":
         from smoothdp.central.baselines import GlobalSensitivityMean  # it loads scipy (the ratio's bounds)
 

@@ -214,10 +214,8 @@ def _sum_partition(pdf: Any, column: str, n_groups: int, quantizer: Any) -> NDAr
 _STAGE_COUNTS = {"lattice": column_counts, "range": column_range_counts}
 
 
-def _pooled_counts_partition(
-    pdf: Any, column: str, bounds: tuple[float, float], kind: str
-) -> NDArray[np.int64]:
-    """[rows, then the counts of the pooled pre-stage ``kind``] of one partition."""
+def _pooled_counts_partition(pdf: Any, column: str, bounds: tuple[float, float], kind: str) -> NDArray[Any]:
+    """[rows, then the totals of the pooled pre-stage ``kind``] of one partition."""
     values = as_float_array(pdf[column], name=f"column {column!r}")
     return np.concatenate(([values.size], _STAGE_COUNTS[kind](values, bounds, name=column))).reshape(1, -1)
 
@@ -371,8 +369,9 @@ def _before_the_groups(
     for i, kind, column, eps in wanted:
         total = totals[(kind, column)]
         choices[i] = choose_pooled(
-            kind, total[1:], int(total[0]), epsilon_group=budget.per_group(eps), rng=rng
-        )
+            kind, total[1:], int(total[0]), bounds=query.bounds[column],
+            epsilon_group=budget.per_group(eps), rng=rng,
+        )  # fmt: skip
     if count_epsilon is None:
         return choices, None
     counts = np.vstack([np.zeros((1, width), np.int64), *computed[-1]]).sum(axis=0)[:n_groups]

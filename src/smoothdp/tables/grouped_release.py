@@ -314,7 +314,9 @@ def pooled_choice(
     if kind is None:
         return None
     counts = column.pooled_counts(kind)
-    return choose_pooled(kind, counts, column.values.size, epsilon_group=epsilon_group, rng=rng)
+    return choose_pooled(
+        kind, counts, column.values.size, bounds=column.bounds, epsilon_group=epsilon_group, rng=rng
+    )
 
 
 check_keywords_of(globals(), __all__)  # a mistyped keyword names the function and the right word

@@ -85,13 +85,13 @@ class GroupedColumn:
         statistic of the column (:func:`~smoothdp.tables.lattice_choice.prepared_counts`)."""
         return prepared_counts(self.values)
 
-    def pooled_counts(self, kind: str) -> NDArray[np.int64]:
+    def pooled_counts(self, kind: str) -> NDArray[Any]:
         """The counts the pooled pre-stage ``kind`` (:func:`pooled_stage`) reads."""
         return self.lattice_counts if kind == "lattice" else self.range_counts
 
     @cached_property
-    def range_counts(self) -> NDArray[np.int64]:
-        """The pooled range decision's counts [#far, #near] of the whole column, computed once
+    def range_counts(self) -> NDArray[Any]:
+        """The pooled range decision's totals [#far, #near, exact sum] of the whole column, computed once
         (:func:`~smoothdp.tables.range_choice.prepared_range_counts`)."""
         return prepared_range_counts(self.values, self.bounds)
 
@@ -157,13 +157,19 @@ def pooled_stage(name: str, call_neighbours: str) -> str | None:
 
 
 def choose_pooled(
-    kind: str, counts: NDArray[np.int64], n: int, *, epsilon_group: float, rng: np.random.Generator
+    kind: str,
+    counts: NDArray[Any],
+    n: int,
+    *,
+    bounds: tuple[float, float],
+    epsilon_group: float,
+    rng: np.random.Generator,
 ) -> LatticeChoice | RangeChoice:
-    """The draw of the pooled pre-stage ``kind`` from the counts of every kept record of the column (n of
-    them), on either engine."""
+    """The draw of the pooled pre-stage ``kind`` from the totals of every kept record of the column (n of
+    them, in ``bounds``), on either engine."""
     if kind == "lattice":
         return choose_lattice(counts, n, epsilon_group=epsilon_group, rng=rng)
-    return choose_range(counts, epsilon_group=epsilon_group, rng=rng)
+    return choose_range(counts, bounds=bounds, epsilon_group=epsilon_group, rng=rng)
 
 
 def reuses_count(name: str, query: Query, epsilon: float) -> bool:

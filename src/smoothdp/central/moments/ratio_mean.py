@@ -14,7 +14,9 @@ adaptive composition; every choice is a function of public parameters and of out
    G = 2^(⌈y⌉ + ``PAD_OCTAVES``) and [a, b] = [max(l, c − G), min(u, c + G)]. Otherwise [a, b] = [l, u]
    and the range's share goes to the sum;
 3. **the centred sum** S̃ = Σ(clip(x_i, a, b) − m) + Z, m = (a + b)/2, Z staircase noise for the
-   sensitivity (b − a)/2 (one record added or removed moves the centred sum by its own term).
+   sensitivity (b − a)/2 (one record added or removed moves the centred sum by its own term). On the whole
+   bounds a public ``centre`` m may replace the midpoint: the sensitivity is then max(u − m, m − l), and the
+   count gets ``CENTRED_COUNT_SHARE`` (the count's noise enters only through |x̄ − m|).
 
 The release is m + S̃/max(Ñ, 1), clamped into [a, b] ⊆ [l, u] (post-processing). Centring makes the
 count's noise matter only through |x̄ − m|, hence the larger share for the sum; the range cuts the sum's
@@ -29,6 +31,7 @@ of the proved mechanism.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -51,13 +54,16 @@ from smoothdp.mechanism import Mechanism
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
+from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.validation import check_bounds, check_epsilon, check_in_range, check_released_count
 from smoothdp.work import tally_passes
 
-__all__ = ["COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean"]
+__all__ = ["CENTRED_COUNT_SHARE", "COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean"]
 
 #: Shares of ε: the count, the range (one quantile of the log-magnitudes); the sum gets the rest.
 COUNT_SHARE = 0.3
+#: The count's share with a public ``centre`` near the data (docs/theory/moments.md#a-public-centre).
+CENTRED_COUNT_SHARE = 0.15
 RANGE_SHARE = 0.1
 #: The coverage of the range: the rank RANK_DISTANCE/ε_q from the top.
 RANK_DISTANCE = 20.0
@@ -101,6 +107,12 @@ class RatioMean(Mechanism):
         A noisy count of these same records already released privately under add/remove (a table's count
         column), never the true n: step 1 is skipped, Ñ is this value, and the count's share goes to the
         sum (docs/theory/tables.md#a-mean-beside-a-count). ``None`` (default): the mechanism draws its own.
+    centre
+        A public point m in the bounds on which the sum is centred when it runs on the whole bounds (no range
+        tried or found), instead of their midpoint: the sum's sensitivity is max(u − m, m − l) and the count
+        gets ``CENTRED_COUNT_SHARE`` of ε. A centre near the data's mean pays when that mean is far from the
+        midpoint (a grouped mean's pooled centre: docs/theory/tables.md#one-range-decision-for-every-group;
+        docs/theory/moments.md#a-public-centre). ``None`` (default): the midpoint.
     """
 
     name: ClassVar[str] = "centred noisy sum over a noisy count, on a private range"
@@ -122,6 +134,7 @@ class RatioMean(Mechanism):
         numerics: str = "exact",
         range_fraction: float | None = None,
         released_count: float | None = None,
+        centre: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.released_count = check_released_count(released_count)
@@ -138,7 +151,13 @@ class RatioMean(Mechanism):
             raise ValueError(
                 f"bounds too wide for a mean: (upper − lower)/2 must be below 2^1000; got {bounds!r}"
             )
-        count_share = COUNT_SHARE if self.released_count is None else 0.0
+        self.centre = (
+            None
+            if centre is None
+            else check_in_range("centre", centre, self.lower, self.upper, low_open=False, high_open=False)
+        )
+        count_share = COUNT_SHARE if self.centre is None else CENTRED_COUNT_SHARE
+        count_share = count_share if self.released_count is None else 0.0
         # (ε_N, ε_q, ε_S) with a range, and ε_S' = ε − ε_N without one, each summing to at most ε exactly
         self.eps_count, self.eps_quantile, self.eps_sum = split_epsilon(
             self.epsilon, count_share, self.range_share
@@ -200,30 +219,66 @@ class RatioMean(Mechanism):
         c, g = self.centre_of_magnitudes(), math.ldexp(1.0, math.ceil(y) + PAD_OCTAVES)
         return max(self.lower, c - g), min(self.upper, c + g)
 
+    def sum_centre(self, a: float, b: float) -> Fraction:
+        """The point m the sum on [a, b] is centred on: the public ``centre`` on the whole bounds, else the
+        midpoint (a + b)/2."""
+        whole = (a, b) == (self.lower, self.upper)
+        return Fraction(self.centre) if whole and self.centre is not None else (Fraction(a) + Fraction(b)) / 2
+
     def sum_noise(self, a: float, b: float, epsilon: float) -> NoiseDistribution | None:
-        """The centred sum's noise on [a, b] at ``epsilon``: for the sensitivity (b − a)/2 rounded up
-        (``None`` when a = b: the centred sum is then 0 on every data set)."""
-        half_width = (Fraction(b) - Fraction(a)) / 2
-        return None if half_width == 0 else moment_noise(self.noise, round_up(half_width), epsilon)
+        """The centred sum's noise on [a, b] at ``epsilon``: for the sensitivity max(b − m, m − a) rounded up,
+        m = :meth:`sum_centre` ((b − a)/2 at the midpoint; ``None`` when a = b: the centred sum is then 0 on
+        every data set)."""
+        m = self.sum_centre(a, b)
+        reach = max(Fraction(b) - m, m - Fraction(a))
+        return None if reach == 0 else moment_noise(self.noise, round_up(reach), epsilon)
 
     def _release(self, prepared: NDArray[np.float64], rng: np.random.Generator) -> Release:
         n = prepared.size
-        if self.released_count is not None:  # released before, paid for there: a public input here
-            noisy_count = self.released_count
-        else:
-            noisy_count = float(
-                n + int(DiscreteLaplace(self.count_scale).sample(rng=rng, numerics=self.numerics))
-            )
+        noisy_count = self._noisy_count(n, rng)
         coverage = self.coverage(noisy_count)
         if coverage is None:
             a, b, eps_sum = self.lower, self.upper, self.eps_sum_alone
         else:
             y = float(self.range_mechanism(coverage).sample(self.log_magnitudes(prepared), rng))
             (a, b), eps_sum = self.range_of(y), self.eps_sum
-        centre = (Fraction(a) + Fraction(b)) / 2
         tally_passes(n)  # one pass: the clipped exact sum
-        clipped = np.clip(prepared, a, b)  # exact: each output is a record or an end
-        exact = exact_sum(clipped) - n * centre
+        clipped_sum = exact_sum(np.clip(prepared, a, b))  # exact: each clipped value is a record or an end
+        return self._ratio(n, clipped_sum, noisy_count, (a, b), eps_sum, coverage is not None, rng)
+
+    def release_totals(self, n: int, clipped_sum: Fraction, *, rng: SeedLike = None) -> Release:
+        """The release from the records' number n and the exact sum of the records clipped into the bounds,
+        the two totals the mechanism reads when it tries no range (``range_fraction=0``): a table's pooled
+        centre computes them partition by partition (docs/theory/tables.md#a-pooled-centre). The same law
+        as :meth:`release` on records with these totals; no accountant is charged."""
+        if self.range_share != 0.0:
+            raise ValueError("release_totals needs range_fraction=0 (the range reads every record)")
+        gen = resolve_rng(rng)
+        noisy_count = self._noisy_count(n, gen)
+        whole = (self.lower, self.upper)
+        out = self._ratio(n, clipped_sum, noisy_count, whole, self.eps_sum_alone, False, gen)
+        return out if is_secure(gen) else dataclasses.replace(out, is_simulation=True)
+
+    def _noisy_count(self, n: int, rng: np.random.Generator) -> float:
+        """Ñ: the released count when one is given (paid for there: a public input here), else n + K."""
+        if self.released_count is not None:
+            return self.released_count
+        return float(n + int(DiscreteLaplace(self.count_scale).sample(rng=rng, numerics=self.numerics)))
+
+    def _ratio(
+        self,
+        n: int,
+        clipped_sum: Fraction,
+        noisy_count: float,
+        clip_range: tuple[float, float],
+        eps_sum: float,
+        range_used: bool,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Step 3 and the ratio: the centred noisy sum on [a, b] over Ñ, clamped into [a, b]."""
+        a, b = clip_range
+        centre = self.sum_centre(a, b)
+        exact = clipped_sum - n * centre
         z = self.sum_noise(a, b, eps_sum)
         if z is None:  # every clipped record is the centre: the centred sum is 0 on every data set
             noisy_sum = 0.0
@@ -241,6 +296,7 @@ class RatioMean(Mechanism):
                 "bounds": (self.lower, self.upper),
                 "range_fraction": self.range_share,
                 "count": "drawn" if self.released_count is None else "released before (a public input)",
+                "centre": "midpoint" if self.centre is None else self.centre,
                 # public: the split with a range (count, range, sum) and without one (count, sum)
                 "epsilon_count_range_sum": (self.eps_count, self.eps_quantile, self.eps_sum),
                 "epsilon_count_sum_without_range": (self.eps_count, self.eps_sum_alone),
@@ -255,7 +311,7 @@ class RatioMean(Mechanism):
                     "n": n,
                     "noisy_count": noisy_count,
                     "clip_range": (a, b),
-                    "range_used": coverage is not None,
+                    "range_used": range_used,
                 }
             ),
         )
