@@ -155,3 +155,17 @@ def test_from_dict_rejects_what_is_not_a_consistent_ledger():
             Accountant.from_dict(value)
         assert name
     assert Accountant.from_dict(data).spent == 0.5
+
+
+def test_split_epsilon_never_overspends_and_refuses_shares_beyond_the_whole():
+    from fractions import Fraction
+
+    from smoothdp.composition import split_epsilon
+
+    for eps in (1e-9, 0.1, 1 / 3, 0.7, 1.0, 7.0):
+        parts = split_epsilon(eps, 0.01, 0.02, 0.3)
+        assert sum(map(Fraction, parts)) <= Fraction(eps) and parts[-1] >= 0.66 * eps
+    assert split_epsilon(1.0, 1.0) == (1.0, 0.0)
+    for shares in ((0.6, 0.5), (-0.1,), (1.5,), (float("nan"),)):
+        with pytest.raises(ValueError, match="shares"):
+            split_epsilon(1.0, *shares)

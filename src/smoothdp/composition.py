@@ -31,7 +31,10 @@ def exact_sum(values: list[float]) -> Fraction:
 def split_epsilon(epsilon: float, *shares: float) -> tuple[float, ...]:
     """(ε₁, …, ε_k, rest) with ε_i = shares[i]·ε and rest = ε − ε₁ − … − ε_k, so that they sum to at most ε
     exactly: the budgets of stages composed sequentially (rest stepped down by ulps if the float subtractions
-    round up). One share gives the two budgets (share·ε, the rest)."""
+    round up). One share gives the two budgets (share·ε, the rest). The shares are public constants of the
+    library: each in [0, 1] and together at most 1 (else a ValueError names them)."""
+    if any(not 0.0 <= s <= 1.0 for s in shares) or sum(map(Fraction, shares)) > 1:
+        raise ValueError(f"shares must each lie in [0, 1] and sum to at most 1; got {shares!r}")
     parts = [share * epsilon for share in shares]
     rest = epsilon
     for part in parts:

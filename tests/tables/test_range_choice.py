@@ -206,6 +206,8 @@ def test_the_public_description_is_the_same_whichever_way_the_decision_goes():
     assert metas[0] == metas[1]  # same bounds: identical descriptions
     details = metas[2][0]["details"]
     assert "range_fraction" not in details and "epsilon_count_range_sum" not in details
+    assert "centre" not in metas[0][0]["details"]  # the pooled centre is a private output
+    assert metas[0][0]["details"]["range_choice"]["epsilon_centre"] == pytest.approx(0.02)
     assert details["range_choice"]["proof"] == "docs/theory/tables.md#one-range-decision-for-every-group"
     assert details["range_choice"]["epsilon"] == pytest.approx(0.01)
 
