@@ -266,3 +266,26 @@ def test_the_dask_path_makes_the_same_decision_and_the_same_description(monkeypa
     dask = _grouped(dd.from_pandas(df, npartitions=3), (0.0, 125.0), rng=4)
     assert local.attrs["smoothdp"]["statistics"] == dask.attrs["smoothdp"]["statistics"]
     assert seen == [False]  # the workers' counts give the same pooled majority
+
+
+def test_the_dask_path_centres_on_the_same_pooled_totals(monkeypatch):
+    """The pooled n and exact sum add up over partitions: the Dask path hands the centre the same totals as
+    the in-memory path, and both centres land near 62.5 + 0.75·(x̄ − 62.5)."""
+    dd = pytest.importorskip("dask.dataframe")
+    calls: list[tuple[list, float | None]] = []
+    real = range_choice.choose_range
+
+    def spy(counts, **kwargs):
+        choice = real(counts, **kwargs)
+        calls.append((list(counts), choice.centre))
+        return choice
+
+    monkeypatch.setattr("smoothdp.tables.statistics.choose_range", spy)
+    gen = np.random.default_rng(3)
+    df = pd.DataFrame({"g": np.arange(6000) % 8, "v": gen.uniform(20, 60, 6000)})
+    _grouped(df, (0.0, 125.0), rng=4)
+    _grouped(dd.from_pandas(df, npartitions=4), (0.0, 125.0), rng=4)
+    (local, local_centre), (dask, dask_centre) = calls
+    assert local == dask and local[2] == sum(Fraction(v) for v in df["v"])
+    expected = 62.5 + 0.75 * (df["v"].mean() - 62.5)
+    assert abs(local_centre - expected) < 2.0 and abs(dask_centre - expected) < 2.0
