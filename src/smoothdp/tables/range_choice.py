@@ -50,6 +50,7 @@ from smoothdp.validation import prepare_records
 
 __all__ = [
     "CENTRE_MIN_RANKS",
+    "CENTRE_PROOF",
     "CENTRE_SHARE",
     "RANGE_CHOICE_PROOF",
     "SHRINK",
@@ -61,8 +62,9 @@ __all__ = [
     "runs_range_choice",
 ]
 
-#: The proof of the pooled range decision.
+#: The proofs of the pooled range decision and of the pooled centre.
 RANGE_CHOICE_PROOF = "docs/theory/tables.md#one-range-decision-for-every-group"
+CENTRE_PROOF = "docs/theory/tables.md#a-pooled-centre"
 #: The test's share of a group's ε (the pooled D has the sensitivity of one record, so a small share
 #: decides tables of a few thousand rows and more).
 TEST_SHARE = 0.01
@@ -103,6 +105,7 @@ class RangeChoice:
             "epsilon_centre": self.epsilon_centre,
             "epsilon_per_group": self.epsilon_main,
             "proof": RANGE_CHOICE_PROOF,
+            "centre_proof": CENTRE_PROOF,
         }
         return {**meta, "details": details}
 

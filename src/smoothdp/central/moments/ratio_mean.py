@@ -80,9 +80,10 @@ class RatioMean(Mechanism):
     docs/theory/moments.md#the-mean-when-n-is-private).
 
     Guarantee: ``PureDP(epsilon, neighbours="add_remove")``. Lemma: the count (sensitivity 1, discrete
-    Laplace), the two exponential-mechanism quantiles and the centred sum (sensitivity (b − a)/2 for a
-    range [a, b] already released) composed sequentially and adaptively; the ratio, the sorting of the
-    range and the clamping are post-processing.
+    Laplace), the two exponential-mechanism quantiles and the centred sum (sensitivity max(b − m, m − a)
+    for a range [a, b] already released, m its midpoint or, on the whole bounds, the public ``centre``:
+    Lemma 6a) composed sequentially and adaptively; the ratio, the sorting of the range and the clamping
+    are post-processing.
 
     Parameters
     ----------
@@ -111,7 +112,7 @@ class RatioMean(Mechanism):
         A public point m in the bounds on which the sum is centred when it runs on the whole bounds (no range
         tried or found), instead of their midpoint: the sum's sensitivity is max(u − m, m − l) and the count
         gets ``CENTRED_COUNT_SHARE`` of ε. A centre near the data's mean pays when that mean is far from the
-        midpoint (a grouped mean's pooled centre: docs/theory/tables.md#one-range-decision-for-every-group;
+        midpoint (a grouped mean's pooled centre: docs/theory/tables.md#a-pooled-centre;
         docs/theory/moments.md#a-public-centre). ``None`` (default): the midpoint.
     """
 
@@ -220,8 +221,8 @@ class RatioMean(Mechanism):
         return max(self.lower, c - g), min(self.upper, c + g)
 
     def sum_centre(self, a: float, b: float) -> Fraction:
-        """The point m the sum on [a, b] is centred on: the public ``centre`` on the whole bounds, else the
-        midpoint (a + b)/2."""
+        """The point m the sum on [a, b] is centred on: the public ``centre`` when [a, b] is the whole bounds
+        (no range tried, or a range as wide as the bounds), else the midpoint (a + b)/2."""
         whole = (a, b) == (self.lower, self.upper)
         return Fraction(self.centre) if whole and self.centre is not None else (Fraction(a) + Fraction(b)) / 2
 
