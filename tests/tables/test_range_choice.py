@@ -289,3 +289,21 @@ def test_the_dask_path_centres_on_the_same_pooled_totals(monkeypatch):
     assert local == dask and local[2] == sum(Fraction(v) for v in df["v"])
     expected = 62.5 + 0.75 * (df["v"].mean() - 62.5)
     assert abs(local_centre - expected) < 2.0 and abs(dask_centre - expected) < 2.0
+
+
+def test_a_table_without_groups_runs_the_same_pooled_stages_on_both_engines(monkeypatch):
+    """``by=None`` is one group: the in-memory path and the Dask path (the single-column functions on the
+    Dask column) both run the pooled stages, so they release by the same mechanisms and describe them
+    alike."""
+    dd = pytest.importorskip("dask.dataframe")
+    seen = _decisions(monkeypatch)
+    gen = np.random.default_rng(4)
+    df = pd.DataFrame({"v": gen.uniform(20, 60, 5000), "w": gen.integers(0, 100, 5000).astype(float)})
+    kw = dict(bounds={"v": (0.0, 125.0), "w": (0.0, 100.0)}, epsilon=1.0, neighbours="add_remove", rng=3)
+    aggs = {"v": ["count", "mean", "median"], "w": ["quantiles:0.25,0.75", "var"]}
+    local = smoothdp.aggregate(df, None, aggs, **kw)
+    dask = smoothdp.aggregate(dd.from_pandas(df, npartitions=3), None, aggs, **kw)
+    assert seen == [False, False]  # the range decision ran once per engine
+    assert local.attrs["smoothdp"]["statistics"] == dask.attrs["smoothdp"]["statistics"]
+    described = dask.attrs["smoothdp"]["statistics"]
+    assert "range_choice" in described[1]["details"] and "lattice_choice" in described[2]["details"]

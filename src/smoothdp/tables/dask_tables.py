@@ -331,9 +331,7 @@ def _statistics(
                 _gather(stat, i, by_group, n_groups, query, key, n_stats, choices.get(i), reused[i])
             )
         elif stat.column is not None:  # by=None: the single-column function on the Dask column itself
-            results.append(
-                _whole_column(stat, data[stat.column], budget.per_group(eps), query, rng, reused[i])
-            )
+            results.append(_whole_column(stat, data[stat.column], eps, query, rng, reused[i], choices.get(i)))
     return results
 
 
@@ -350,7 +348,7 @@ def _before_the_groups(
     wanted = []
     for i, (stat, eps) in enumerate(zip(query.plan.statistics, query.epsilons, strict=True)):
         kind = pooled_stage(stat.name, budget.call_neighbours)
-        if query.by is not None and n_groups and kind is not None:
+        if n_groups and kind is not None:  # by=None too: the one group's pooled stage, as in memory
             wanted.append((i, kind, str(stat.column), eps))
     count_epsilon = count_to_reuse(query)
     needed = sorted({(kind, column) for _, kind, column, _ in wanted})  # one pass per column and kind
@@ -385,20 +383,26 @@ def _whole_column(
     query: Query,
     rng: np.random.Generator,
     released: NDArray[Any] | None = None,
+    choice: LatticeChoice | RangeChoice | None = None,
 ) -> StatisticResult:
     """``by=None``: the single-column release on the Dask column (its own scale-out path: exact order
-    statistics in rank windows on the workers, docs/scale.md), from the table's generator (and the table's
-    released count, for a mean beside it)."""
+    statistics in rank windows on the workers, docs/scale.md), from the table's generator, at the statistic's
+    per-group share ``epsilon`` (with the table's released count, for a mean beside it, and the pooled
+    stage's choice and the ε it leaves, as in memory)."""
     assert stat.column is not None
     fn = stat.function()
-    kwargs: dict[str, Any] = {"epsilon": epsilon, "bounds": query.bounds[stat.column], "accountant": None}
+    eps = query.budget.per_group(epsilon) if choice is None else choice.epsilon_main
+    kwargs: dict[str, Any] = {"epsilon": eps, "bounds": query.bounds[stat.column], "accountant": None}
     if accepts_neighbours(fn):
         kwargs["neighbours"] = query.budget.call_neighbours
     if released is not None:
         kwargs["released_count"] = float(released[0])
+    if choice is not None:
+        kwargs.update(choice.call_options())
     release = fn(column, *positional_arguments(stat), rng=rng, **kwargs)
     values = np.atleast_1d(np.asarray(release.value, dtype=np.float64)).reshape(1, -1)
-    return StatisticResult(values, describe_release(release), release.is_simulation)
+    meta = describe_release(release)
+    return StatisticResult(values, meta if choice is None else choice.describe(meta), release.is_simulation)
 
 
 def _gather(
