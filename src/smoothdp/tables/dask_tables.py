@@ -46,6 +46,7 @@ from smoothdp.tables.statistics import (
     choose_pooled,
     count_to_reuse,
     describe_release,
+    group_call,
     noisy_counts,
     pooled_stage,
     positional_arguments,
@@ -196,7 +197,7 @@ def _select(data: Any, query: Query, rng: np.random.Generator) -> tuple[list[Any
 # -- statistics ---------------------------------------------------------------------------------------------
 #: One grouped statistic released on the workers: (its index in the plan, the statistic, each group's ε, the
 #: public options of its pooled choice, the table's released counts if it reuses them).
-PerGroup = tuple[int, PlannedStatistic, float, dict[str, Any] | None, NDArray[Any] | None]
+PerGroup = tuple[int, PlannedStatistic, float, dict[str, Any], NDArray[Any] | None]
 
 
 def _count_partition(pdf: Any, n_groups: int) -> NDArray[np.int64]:
@@ -291,10 +292,8 @@ def _statistics(
             pending[f"sum{i}"] = [
                 dask.delayed(_sum_partition)(p, stat.column, width, mech.quantizer) for p in parts
             ]
-        elif i in choices:
-            per_group.append((i, stat, choices[i].epsilon_main, choices[i].call_options(), reused[i]))
         else:
-            per_group.append((i, stat, budget.per_group(eps), None, reused[i]))
+            per_group.append((i, stat, *group_call(budget.per_group(eps), choices.get(i)), reused[i]))
     if per_group and n_groups and query.by is not None:
         meta = pd.DataFrame({GROUP: np.zeros(0, np.int64)})
         for i, stat, _, _, _ in per_group:
@@ -391,14 +390,13 @@ def _whole_column(
     stage's choice and the ε it leaves, as in memory)."""
     assert stat.column is not None
     fn = stat.function()
-    eps = query.budget.per_group(epsilon) if choice is None else choice.epsilon_main
+    eps, options = group_call(query.budget.per_group(epsilon), choice)
     kwargs: dict[str, Any] = {"epsilon": eps, "bounds": query.bounds[stat.column], "accountant": None}
     if accepts_neighbours(fn):
         kwargs["neighbours"] = query.budget.call_neighbours
     if released is not None:
         kwargs["released_count"] = float(released[0])
-    if choice is not None:
-        kwargs.update(choice.call_options())
+    kwargs.update(options)
     release = fn(column, *positional_arguments(stat), rng=rng, **kwargs)
     values = np.atleast_1d(np.asarray(release.value, dtype=np.float64)).reshape(1, -1)
     meta = describe_release(release)
@@ -420,7 +418,7 @@ def _gather(
     streams and the same pooled choice, if any); the public description from one release
     on empty data with a throwaway generator."""
     budget = query.budget
-    eps = budget.per_group(query.epsilons[index]) if choice is None else choice.epsilon_main
+    eps, options = group_call(budget.per_group(query.epsilons[index]), choice)
     width = len(stat.outputs)
     values = np.full((n_groups, width), np.nan)
     done = np.zeros(n_groups, dtype=bool)
@@ -437,8 +435,7 @@ def _gather(
     kwargs: dict[str, Any] = {"epsilon": eps, "bounds": bounds, "accountant": None}
     if accepts_neighbours(fn):
         kwargs["neighbours"] = budget.call_neighbours
-    if choice is not None:
-        kwargs.update(choice.call_options())
+    kwargs.update(options)
     for g in np.flatnonzero(~done):
         if released is not None:
             kwargs["released_count"] = float(released[g])

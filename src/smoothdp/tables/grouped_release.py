@@ -32,6 +32,7 @@ from smoothdp.tables.statistics import (
     StatisticResult,
     choose_pooled,
     count_to_reuse,
+    group_call,
     pooled_stage,
     reuses_count,
     run_count,
@@ -279,15 +280,16 @@ def run_statistics(
         column = columns[stat.column]
         eps_group = budget.per_group(eps)
         choice = pooled_choice(stat.name, budget.call_neighbours, column, eps_group, rng)
+        eps_call, options = group_call(eps_group, choice)
         reused = count.values[:, 0] if count is not None and reuses_count(stat.name, query, eps) else None
         result = run_per_group(
             stat,
             column,
             n_groups,
-            epsilon=eps_group if choice is None else choice.epsilon_main,
+            epsilon=eps_call,
             neighbours=budget.call_neighbours,
             rng=rng,
-            options=None if choice is None else choice.call_options(),
+            options=options,
             released_counts=reused,
         )
         if choice is not None:

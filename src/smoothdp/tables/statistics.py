@@ -43,6 +43,7 @@ __all__ = [
     "count_epsilon",
     "count_to_reuse",
     "describe_release",
+    "group_call",
     "noisy_counts",
     "pooled_stage",
     "positional_arguments",
@@ -170,6 +171,17 @@ def choose_pooled(
     if kind == "lattice":
         return choose_lattice(counts, n, epsilon_group=epsilon_group, rng=rng)
     return choose_range(counts, bounds=bounds, epsilon_group=epsilon_group, rng=rng)
+
+
+def group_call(
+    epsilon_group: float, choice: LatticeChoice | RangeChoice | None
+) -> tuple[float, dict[str, Any]]:
+    """The ε and the public keyword options of each group's call of a statistic whose per-group share is
+    ``epsilon_group``: what its pooled stage leaves and the choice it drew, or the whole share and none (the
+    same rule on either engine, for groups with rows and without)."""
+    if choice is None:
+        return epsilon_group, {}
+    return choice.epsilon_main, choice.call_options()
 
 
 def reuses_count(name: str, query: Query, epsilon: float) -> bool:

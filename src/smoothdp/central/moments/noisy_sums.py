@@ -114,7 +114,8 @@ class NoisyMoments(Mechanism):
             )
         self.center = (Fraction(self.lower) + Fraction(self.upper)) / 2
         self.sensitivities = (1.0, round_up(width / 2), round_up(square))
-        shares = SHARES if self.released_count is None else (0.0, SHARES[1] / 0.7, SHARES[2] / 0.7)
+        rest = 1.0 - SHARES[0]  # a released count: its share goes to the two sums, in proportion
+        shares = SHARES if self.released_count is None else (0.0, SHARES[1] / rest, SHARES[2] / rest)
         self.epsilons = split_epsilon(self.epsilon, shares[0], shares[1])  # the third: the rest
         self.grids = tuple(OutputGrid.for_magnitude(s) for s in self.sensitivities)
         self.ceiling = round_down(square * (self.ddof + 1))
