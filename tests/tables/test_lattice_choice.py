@@ -161,6 +161,10 @@ def _frame(values: np.ndarray, groups: int = 8) -> pd.DataFrame:
     return pd.DataFrame({"g": np.arange(values.size) % groups, "v": values})
 
 
+def _medians(df: pd.DataFrame) -> np.ndarray:
+    return df.groupby("g")["v"].apply(lambda s: np.sort(s.to_numpy())[math.ceil(s.size / 2) - 1]).to_numpy()
+
+
 def _statistics_meta(df: pd.DataFrame, stat: str) -> list[dict]:
     out = smoothdp.aggregate(df, "g", {"v": [stat]}, bounds={"v": (0.0, 100.0)}, epsilon=0.5,
                              keys=list(range(8)), neighbours="add_remove", rng=3)  # fmt: skip
@@ -195,7 +199,7 @@ def test_small_groups_of_tied_integers_are_released_exactly_more_often_than_with
     groups = 40
     values = np.round(gen.normal(40, 3, groups * 150)).clip(0, 100)
     df = _frame(values, groups)
-    truth = df.groupby("g")["v"].apply(lambda s: np.sort(s.to_numpy())[math.ceil(s.size / 2) - 1]).to_numpy()
+    truth = _medians(df)
     pooled_exact, single_exact = [], []
     for seed in range(5):
         out = smoothdp.aggregate(df, "g", {"v": ["median"]}, bounds={"v": (0.0, 100.0)}, epsilon=0.3,
@@ -224,7 +228,7 @@ def test_the_dask_path_makes_the_same_choice_and_the_same_description():
     local = smoothdp.aggregate(df, "g", {"v": ["median"]}, rng=4, **kwargs)
     dask = smoothdp.aggregate(dd.from_pandas(df, npartitions=3), "g", {"v": ["median"]}, rng=4, **kwargs)
     assert local.attrs["smoothdp"]["statistics"] == dask.attrs["smoothdp"]["statistics"]
-    truth = df.groupby("g")["v"].apply(lambda s: np.sort(s.to_numpy())[math.ceil(s.size / 2) - 1]).to_numpy()
+    truth = _medians(df)
     assert (
         np.mean(dask["v"].to_numpy().ravel() == truth) >= 0.5
     )  # heavy integers chosen on the workers' counts too
@@ -251,10 +255,6 @@ def test_the_bounds_a_group_drew_stay_out_of_the_public_description():
     assert (
         single.details["bounds_used"][1] < 1e6
     )  # the draw did narrow: the description had something to hide
-
-
-def _medians(df: pd.DataFrame) -> np.ndarray:
-    return df.groupby("g")["v"].apply(lambda s: np.sort(s.to_numpy())[math.ceil(s.size / 2) - 1]).to_numpy()
 
 
 def test_incomes_rounded_to_the_thousand_are_released_exactly_on_round_numbers():
