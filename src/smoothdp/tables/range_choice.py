@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.moments.ratio_mean import RatioMean
+from smoothdp.central.moments.ratio_mean import RatioMean, magnitude_scale
 from smoothdp.composition import split_epsilon
 from smoothdp.keywords import check_keywords_of
 from smoothdp.noise import DiscreteLaplace
@@ -117,10 +117,9 @@ def runs_range_choice(name: str, call_neighbours: str) -> bool:
 
 
 def _centre_and_reach(bounds: tuple[float, float]) -> tuple[float, float]:
-    """c = 0 clamped into the bounds (the ratio mean's centre of magnitudes) and R/4."""
-    lower, upper = bounds
-    c = min(max(0.0, lower), upper)
-    return c, max(upper - c, c - lower) / 4.0
+    """c, the ratio mean's centre of magnitudes, and R/4 (R its largest magnitude in the bounds)."""
+    c, largest = magnitude_scale(*bounds)
+    return c, largest / 4.0
 
 
 def prepared_range_counts(prepared: NDArray[np.float64], bounds: tuple[float, float]) -> NDArray[Any]:

@@ -58,7 +58,15 @@ from smoothdp.rng import SeedLike, is_secure, resolve_rng
 from smoothdp.validation import check_bounds, check_epsilon, check_in_range, check_released_count
 from smoothdp.work import tally_passes
 
-__all__ = ["CENTRED_COUNT_SHARE", "COUNT_SHARE", "MIN_RANKS", "RANGE_SHARE", "RANK_DISTANCE", "RatioMean"]
+__all__ = [
+    "CENTRED_COUNT_SHARE",
+    "COUNT_SHARE",
+    "MIN_RANKS",
+    "RANGE_SHARE",
+    "RANK_DISTANCE",
+    "RatioMean",
+    "magnitude_scale",
+]
 
 #: Shares of ε: the count, the range (one quantile of the log-magnitudes); the sum gets the rest.
 COUNT_SHARE = 0.3
@@ -72,6 +80,13 @@ MIN_RANKS = 20.0
 #: Octaves of the log-magnitude window, and of padding above the private quantile.
 OCTAVES = 40
 PAD_OCTAVES = 2
+
+
+def magnitude_scale(lower: float, upper: float) -> tuple[float, float]:
+    """(c, R): the public centre c of the magnitudes |x − c| (0 clamped into [lower, upper]) and the largest
+    magnitude in the bounds, R = max(upper − c, c − lower)."""
+    c = min(max(0.0, lower), upper)
+    return c, max(upper - c, c - lower)
 
 
 class RatioMean(Mechanism):
@@ -181,8 +196,8 @@ class RatioMean(Mechanism):
         return max(0.5, 1.0 - RANK_DISTANCE / (self.eps_quantile * noisy_count))
 
     def centre_of_magnitudes(self) -> float:
-        """The public centre c of the magnitudes: 0 clamped into the bounds."""
-        return min(max(0.0, self.lower), self.upper)
+        """The public centre c of the magnitudes: 0 clamped into the bounds (:func:`magnitude_scale`)."""
+        return magnitude_scale(self.lower, self.upper)[0]
 
     def _prepare(self, data: Any) -> NDArray[np.float64]:
         return prepare_data(data, self.lower, self.upper, clip=self.clip)  # sorted; empty data allowed
@@ -190,8 +205,7 @@ class RatioMean(Mechanism):
     def log_window(self) -> tuple[float, float]:
         """The public window [T − OCTAVES, T] of the log-magnitudes, 2^T ≥ max(u − c, c − l) (frexp's
         exponent)."""
-        c = self.centre_of_magnitudes()
-        top = float(math.frexp(max(self.upper - c, c - self.lower))[1])
+        top = float(math.frexp(magnitude_scale(self.lower, self.upper)[1])[1])
         return top - OCTAVES, top
 
     def log_magnitudes(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
