@@ -39,11 +39,19 @@ from smoothdp.privacy import PrivacyGuarantee
 from smoothdp.release import NotPrivate, Release
 from smoothdp.rng import SeedLike, is_secure, resolve_rng
 
-__all__ = ["REGISTRY", "Mechanism", "check_options"]
+__all__ = ["REGISTRY", "Mechanism", "check_options", "mark_simulation"]
 
 #: Every concrete mechanism class, by qualified name
 #: (``"smoothdp.central.frameworks.ptr.ProposeTestRelease"``).
 REGISTRY: dict[str, type[Mechanism]] = {}
+
+
+def mark_simulation(released: Release, gen: np.random.Generator) -> Release:
+    """``released`` marked as a simulation (``Release.is_simulation``) when ``gen`` is not secure (a seed,
+    numpy's own generators): its noise can be regenerated, so it protects nothing."""
+    if is_secure(gen) or released.is_simulation:
+        return released
+    return dataclasses.replace(released, is_simulation=True)
 
 
 class Mechanism(ABC):
@@ -87,10 +95,7 @@ class Mechanism(ABC):
         prepared = self._prepare(data)
         gen = resolve_rng(rng)
         charge(accountant, self.guarantee, label=f"{self.statistic_name} ({self.name})")
-        released = self._release(prepared, gen)
-        if not is_secure(gen) and not released.is_simulation:
-            released = dataclasses.replace(released, is_simulation=True)
-        return released
+        return mark_simulation(self._release(prepared, gen), gen)
 
     def _prepare(self, data: Any) -> Any:
         """Check and prepare the input (no randomness, no budget). Default: unchanged."""

@@ -31,7 +31,6 @@ of the proved mechanism.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -50,11 +49,11 @@ from smoothdp.central.smooth_sensitivity.statistics import exact_sum
 from smoothdp.composition import split_epsilon
 from smoothdp.exact import OutputGrid, add_noise, sampler_label
 from smoothdp.keywords import check_keywords_of
-from smoothdp.mechanism import Mechanism
+from smoothdp.mechanism import Mechanism, mark_simulation
 from smoothdp.noise import DiscreteLaplace, NoiseDistribution
 from smoothdp.privacy import PureDP
 from smoothdp.release import NotPrivate, Release
-from smoothdp.rng import SeedLike, is_secure, resolve_rng
+from smoothdp.rng import SeedLike, resolve_rng
 from smoothdp.validation import check_bounds, check_epsilon, check_in_range, check_released_count
 from smoothdp.work import tally_passes
 
@@ -271,8 +270,9 @@ class RatioMean(Mechanism):
         gen = resolve_rng(rng)
         noisy_count = self._noisy_count(n, gen)
         whole = (self.lower, self.upper)
-        out = self._ratio(n, clipped_sum, noisy_count, whole, self.eps_sum_alone, False, gen)
-        return out if is_secure(gen) else dataclasses.replace(out, is_simulation=True)
+        return mark_simulation(
+            self._ratio(n, clipped_sum, noisy_count, whole, self.eps_sum_alone, False, gen), gen
+        )
 
     def _noisy_count(self, n: int, rng: np.random.Generator) -> float:
         """Ñ: the released count when one is given (paid for there: a public input here), else n + K."""
