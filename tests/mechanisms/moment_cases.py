@@ -139,10 +139,10 @@ def clipped_var_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
 
 
 def _widen(a: float, b: float, lo: float, hi: float) -> tuple[tuple[float, float], bool]:
-    """The documented post-processing: widen by (b − a)/4 each side, or the bounds if that covers 45%."""
+    """The documented post-processing: widen by (b − a)/4 each side, or the bounds if that covers 20%."""
     pad = 0.25 * (b - a)
     a2, b2 = max(lo, a - pad), min(hi, b + pad)
-    return ((lo, hi), True) if b2 - a2 >= 0.45 * (hi - lo) else ((a2, b2), False)
+    return ((lo, hi), True) if b2 - a2 >= 0.2 * (hi - lo) else ((a2, b2), False)
 
 
 def _test_fires(x: Any, rng_: tuple[float, float], eps: float) -> float:
