@@ -194,9 +194,26 @@ def _log_ratio_range(pa: dict, pb: dict) -> tuple[float, float]:
     return float(d.max()), float(-d.min())
 
 
-def selection_law(x: Any, levels: list[tuple[int, int]], n: int, eps_t: float) -> np.ndarray:
-    """The selection's law over [light, heavy on each level in coarse-to-fine order], from the definition:
-    τ = 0.9n + 1/ε_t, q_light = τ − N, q_ℓ = min(N_ℓ − τ, τ − C_ℓ), weights exp(ε′q/2), ε′ = ε_t − 4η."""
+#: The documented round numbers of the multi-scale selection: spacings, how many times each is offered, ρ.
+ROUND_LEVELS = [(10, 1), (100, 1), (1000, 1)]
+ROUND_PRIOR = [2, 4, 8]
+ROUND_RHO = 0.4
+
+
+def selection_law(
+    x: Any,
+    levels: list[tuple[int, int]],
+    n: int,
+    eps_t: float,
+    *,
+    rounds: bool = False,
+    round_coef_scale: float = 1.0,
+) -> np.ndarray:
+    """The selection's law over [light, heavy on each level in coarse-to-fine order] (then, with ``rounds``,
+    the round numbers 10, 100, 1000), from the definition: τ = 0.9n + 1/ε_t, q_light = τ − N,
+    q_ℓ = min(N_ℓ − τ, τ − C_ℓ), q_σ = min(q_1, R_σ − (0.4n + 1/ε_t)) with R_σ the records that are
+    multiples of σ, weights prior·exp(ε′q/2), ε′ = ε_t − 4η, prior 1 (2, 4, 8 for the round levels).
+    ``round_coef_scale`` = 2: the broken twin with exp(ε′q) on the round levels."""
     from fractions import Fraction
 
     from smoothdp.central.quantiles import log_weight_margin
@@ -212,7 +229,14 @@ def selection_law(x: Any, levels: list[tuple[int, int]], n: int, eps_t: float) -
         scores.append(min(float(np.sum(row)) - tau, tau - float(np.sum(coarser))))
         coarser |= row
     coef = 0.5 * (eps_t - 4.0 * log_weight_margin(epsilon=eps_t, n=n, width=None))
-    w = np.exp(coef * (np.array(scores) - max(scores)))
+    logw = [coef * q for q in scores]
+    if rounds:
+        q_integers = scores[1 + order.index((1, 1))]
+        for (p, _), prior in zip(ROUND_LEVELS, ROUND_PRIOR, strict=True):
+            multiples = sum(1 for v in x if float(v).is_integer() and int(v) % p == 0)
+            q = min(q_integers, multiples - (ROUND_RHO * n + 1.0 / eps_t))
+            logw.append(math.log(prior) + round_coef_scale * coef * q)
+    w = np.exp(np.array(logw) - max(logw))
     return w / w.sum()
 
 
@@ -261,21 +285,33 @@ def selection_composed_loss(
     light: float,
     heavy: float,
     stage2: Callable[[list[float]], tuple[float, float]],
+    *,
+    rounds: bool = False,
 ) -> float:
     """The worst log ratio of the selection of a heavy level followed by a mechanism with the atoms it sets:
-    for each outcome (every level light, or one level heavy, coarse to fine) the log ratio of its
-    probability (:func:`selection_law`) plus ``stage2``'s sup log ratios (x over x2, x2 over x) given the
-    outcome's mass factors per unit of spacing, both directions."""
+    for each outcome (every level light, or one level heavy, coarse to fine; with ``rounds``, the integers
+    and the round levels up to 10, 100 or 1000 heavy) the log ratio of its probability
+    (:func:`selection_law`) plus ``stage2``'s sup log ratios (x over x2, x2 over x) given the outcome's mass
+    factors per unit of spacing (over ``levels``, then the round levels when ``rounds``), both directions."""
     from fractions import Fraction
 
     n = len(x)
-    sel_a, sel_b = selection_law(x, levels, n, eps_t), selection_law(x2, levels, n, eps_t)
+    sel_a = selection_law(x, levels, n, eps_t, rounds=rounds)
+    sel_b = selection_law(x2, levels, n, eps_t, rounds=rounds)
     order = sorted(range(len(levels)), key=lambda i: -Fraction(*levels[i]))
-    worst = 0.0
+    extra = len(ROUND_LEVELS) if rounds else 0
+    outcomes = []
     for pick in range(len(levels) + 1):
-        factors = [light] * len(levels)
+        factors = [light] * len(levels) + [0.0] * extra
         if pick:
             factors[order[pick - 1]] = heavy
+        outcomes.append(factors)
+    for r in range(extra):
+        factors = [light] * len(levels) + [heavy if j <= r else 0.0 for j in range(extra)]
+        factors[levels.index((1, 1))] = heavy
+        outcomes.append(factors)
+    worst = 0.0
+    for pick, factors in enumerate(outcomes):
         up, down = stage2(factors)
         t = math.log(sel_a[pick]) - math.log(sel_b[pick])
         worst = max(worst, t + up, -t + down)

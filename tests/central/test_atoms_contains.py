@@ -98,3 +98,41 @@ def test_selection_counts_do_the_same_work_on_any_data(monkeypatch: Any) -> None
         work.append(list(calls))
     assert work[0] == work[1] == work[2]
     assert len({name for name, _ in work[0]}) == 2  # the two levels with no finer divisor: 1/32 and 1/10^4
+
+
+def test_round_counts_are_exact_and_do_the_same_work_on_any_data(monkeypatch: Any) -> None:
+    """round_counts against a count in exact integers, at every magnitude, with negatives, halves, -0.0 and
+    values past 2^53; and the same calls, on as many records, whatever the data."""
+    from fractions import Fraction
+
+    from smoothdp.central.quantiles.atom_selection import round_counts
+    from smoothdp.central.quantiles.atoms import ROUND_SPACINGS, Level
+
+    g = np.random.default_rng(2)
+    x = np.concatenate(
+        [
+            g.integers(-(10**6), 10**6, 3000).astype(float),
+            np.round(g.uniform(-1e5, 1e5, 3000), -2),
+            np.array([0.0, -0.0, 0.5, 1e3 + 0.5, 2.0**53, 2.0**60, -(2.0**55), 1e15, 123456789000.0]),
+        ]
+    )
+    naive = [
+        sum(1 for v in x if Fraction(v).denominator == 1 and abs(v) <= 2.0**51 and int(v) % s == 0)
+        for s in ROUND_SPACINGS
+    ]
+    assert list(round_counts(x)) == naive
+
+    calls: list[int] = []
+    original = Level.index_of
+
+    def counted(self: Any, v: Any) -> Any:
+        calls.append(int(np.size(v)))
+        return original(self, v)
+
+    monkeypatch.setattr(Level, "index_of", counted)
+    work = []
+    for data in (g.normal(0.0, 1.0, 70_000), np.round(g.normal(0.0, 1e4, 70_000), -3)):
+        calls.clear()
+        round_counts(data)
+        work.append(list(calls))
+    assert work[0] == work[1] == [1 << 16, 70_000 - (1 << 16)]

@@ -215,3 +215,141 @@ def test_each_stage_of_heavy_level_or_smooth_keeps_its_share():
     assert worst["smooth"] > 0.9 * eps_s and worst["exponential"] > 0.5 * (
         eps - eps_t
     )  # the pairs reach them
+
+
+# The round numbers (docs/theory/quantiles.md#round-numbers): on the default multi-scale lattice the
+# selection also offers "the integers and every round level up to 10, 100 or 1000 heavy".
+
+ROUND_MIX = np.sort(
+    np.concatenate(
+        [
+            np.repeat([1000.0, 2000.0, 3000.0, 5000.0], 20),  # 40% multiples of 1000
+            np.repeat([1100.0, 1700.0, 2300.0], 20),  # 70% multiples of 100
+            np.arange(1, 61, dtype=float) * 37.0,  # other integers
+        ]
+    )
+)
+
+
+def _mechanism_cases() -> tuple[object, object]:
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
+    import mechanism_cases
+    import quantile_cases
+
+    return mechanism_cases, quantile_cases
+
+
+def test_the_round_numbers_drawn_follow_the_selection_law():
+    """Records 40% at multiples of 1000, 70% at multiples of 100: the level reported in 2000 releases against
+    the law written from its definition (the round levels tie with the integers, weighted 2, 4 and 8; the
+    thousands lose 20 units of score), chi-square over the outcomes with expected count > 5."""
+    from atoms_law import MULTISCALE_LEVELS
+
+    eps = 4.0
+    law = selection_law(ROUND_MIX, MULTISCALE_LEVELS, ROUND_MIX.size, SHARE * eps, rounds=True)
+    assert law[-2] > 0.4 and law[-3] > 0.2 and law[-1] > 0.1  # the hundreds, the tens, the thousands
+    order = sorted(MULTISCALE_LEVELS, key=lambda pq: -pq[0] / pq[1])
+    names: dict[float | None, int] = {None: 0}
+    names.update({p / q: 1 + i for i, (p, q) in enumerate(order)})
+    names.update({10.0: len(order) + 1, 100.0: len(order) + 2, 1000.0: len(order) + 3})
+    mech = ExponentialQuantile(0.5, epsilon=eps, bounds=(0.0, 10_000.0), atoms="test")
+    rng = default_rng(11)
+    picks = [mech.release(ROUND_MIX, rng=rng).details["lattice_test"]["level"] for _ in range(2000)]
+    draws = np.bincount([names[p] for p in picks], minlength=law.size)
+    expected = law * 2000
+    keep = expected > 5
+    assert np.sum((draws[keep] - expected[keep]) ** 2 / expected[keep]) < 30
+
+
+def test_the_round_selection_keeps_its_share_and_its_broken_twin_does_not():
+    """The selection's law (from its definition, round levels included) on every substitution pair of four
+    records among 1/3 (on no level), a half, integers, multiples of 10, 100 and 1000: log ratios ≤ ε_t, and
+    close to it (a record moved from 1000 to 1/3 lowers the round scores and raises the light one). The twin
+    that forgets the 1/2 of the exponential mechanism on the round levels spends about 1.5·ε_t."""
+    from atoms_law import MULTISCALE_LEVELS
+
+    mechanism_cases, _ = _mechanism_cases()
+    eps_t = 2.0
+    worst, twin = 0.0, 0.0
+    for x, x2, _ in mechanism_cases._substitution_pairs(4, (1 / 3, 0.5, 7.0, 30.0, 200.0, 1000.0)):
+        a = selection_law(x, MULTISCALE_LEVELS, 4, eps_t, rounds=True)
+        b = selection_law(x2, MULTISCALE_LEVELS, 4, eps_t, rounds=True)
+        worst = max(worst, float(np.max(np.abs(np.log(a) - np.log(b)))))
+        a2 = selection_law(x, MULTISCALE_LEVELS, 4, eps_t, rounds=True, round_coef_scale=2.0)
+        b2 = selection_law(x2, MULTISCALE_LEVELS, 4, eps_t, rounds=True, round_coef_scale=2.0)
+        twin = max(twin, float(np.max(np.abs(np.log(a2) - np.log(b2)))))
+    assert 0.9 * eps_t < worst <= eps_t + 1e-9
+    assert twin > 1.2 * eps_t, twin
+
+
+def test_given_round_numbers_the_values_keep_the_second_share():
+    """The exponential mechanism on the base measure a round outcome sets (integers, 10, 100, 1000 at 64 per
+    unit of spacing; the finer levels' light masses are the same on both sides and left out here), from its
+    definition, on substitution pairs of three records: log ratios ≤ ε − ε_t."""
+    from atoms_law import MULTISCALE_LEVELS  # noqa: F401  (the levels the real measure adds: light)
+
+    _, quantile_cases = _mechanism_cases()
+    eps, bounds = 1.0, (0.0, 2000.0)
+    levels = [(1, 1), (10, 1), (100, 1), (1000, 1)]
+    coef = 0.5 * (eps - SHARE * eps)
+    worst = 0.0
+    pairs = list(itertools.islice(_pairs_of_three((0.5, 7.0, 100.0, 1000.0, 1234.5)), 40))
+    for x, x2 in pairs:
+        stage = quantile_cases._lattice_em_stage(
+            x,
+            x2,
+            bounds,
+            quantile_cases._rank_target(0.5, 3),
+            coef,
+            levels,
+            quantile_cases._pieces(x, x2, *bounds),
+        )
+        worst = max(worst, *stage([quantile_cases.HEAVY_PER_SPACING] * 4))
+    assert 0.4 * (eps - SHARE * eps) < worst <= eps - SHARE * eps + 1e-9
+
+
+def _pairs_of_three(grid: tuple[float, ...]):  # type: ignore[no-untyped-def]
+    for row in itertools.combinations_with_replacement(grid, 3):
+        for pos, v in itertools.product(range(3), grid):
+            if v != row[pos]:
+                other = list(row)
+                other[pos] = v
+                yield np.array(row), np.array(sorted(other))
+
+
+def test_incomes_at_round_numbers_get_their_round_medians():
+    """The California incomes (92% multiples of 100, 57% of 1000; the median 18,000 a run of 88 ties) at
+    ε = 0.1: the default's median is exact in most releases; with the integers heavy alone (the selection's
+    best outcome before the round numbers) in almost none: the integers between the round incomes, each as
+    heavy as 18,000, outweigh its run. Fails if the round levels are not offered."""
+    from smoothdp.data import load_ca_incomes
+
+    x = load_ca_incomes()
+    truth = float(np.sort(x)[math.ceil(0.5 * x.size) - 1])
+    bounds = (-1e5, 1e7)
+    rounded = [smoothdp.median(x, epsilon=0.1, bounds=bounds, rng=default_rng(s)) for s in range(60)]
+    exact = np.mean([float(r.value) == truth for r in rounded])
+    integers = ExponentialQuantile(0.5, epsilon=0.1 * (1 - SHARE), bounds=bounds, lattice=1.0, atoms="heavy")
+    exact_integers = np.mean([integers.release(x, rng=default_rng(s)).value == truth for s in range(60)])
+    assert exact >= 0.4 and exact_integers <= 0.1
+
+
+def test_integers_off_round_numbers_keep_the_integers():
+    """Distinct integers (a census weight) give the round levels no weight to speak of: from the definition
+    their selection probability is below 1e-7 at ε = 1, and the releases report the integers."""
+    from atoms_law import MULTISCALE_LEVELS
+
+    g = np.random.default_rng(9)
+    x = np.sort(g.integers(10_000, 1_000_000, 2000).astype(float))
+    law = selection_law(x, MULTISCALE_LEVELS, x.size, SHARE * 1.0, rounds=True)
+    assert law[-3:].sum() < 1e-7 and law[1] > 0.9
+    picks = {
+        smoothdp.median(x, epsilon=1.0, bounds=(0.0, 1e6), rng=default_rng(s)).details["lattice_test"][
+            "level"
+        ]
+        for s in range(20)
+    }
+    assert picks <= {1.0}

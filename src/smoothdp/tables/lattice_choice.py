@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles.atoms import MULTISCALE, MULTISCALE_SPACINGS, Atoms, LatticeSpec, build_atoms
+from smoothdp.central.quantiles.atoms import (
+    MULTISCALE,
+    MULTISCALE_SPACINGS,
+    ROUND_SPACINGS,
+    Atoms,
+    LatticeSpec,
+    build_atoms,
+)
 from smoothdp.central.quantiles.heavy_level import atoms_from_counts, heavy_level_counts, pre_stage_epsilon
 from smoothdp.keywords import check_keywords_of
 from smoothdp.validation import prepare_records
@@ -59,7 +66,7 @@ __all__ = [
 #: The proof of the pooled pre-stage.
 LATTICE_CHOICE_PROOF = "docs/theory/tables.md#one-lattice-choice-for-every-group"
 #: The decimal levels above the integers that the pooled choice offers besides the default's levels.
-COARSE_SPACINGS = (10.0, 100.0, 1000.0)
+COARSE_SPACINGS = tuple(float(s) for s in ROUND_SPACINGS)
 #: Every level the pooled choice counts and may choose: the multi-scale default's, then the coarse ones.
 CHOICE_LEVELS: tuple[float, ...] = tuple(p / q for p, q in MULTISCALE_SPACINGS) + COARSE_SPACINGS
 #: The statistics whose single-column function runs the add/remove lattice pre-stage.

@@ -9,10 +9,22 @@ level ℓ, C_ℓ the number that are points of a coarser level, N the number tha
     q_light = τ − N,        q_ℓ = min(N_ℓ − τ, τ − C_ℓ),
 
 so that the coarsest level holding more than τ records scores about 0.1n, every other candidate about
-−0.1n or less. Each count moves by at most one under substitution and min is 1-Lipschitz, so every score
-has sensitivity 1; the candidate is drawn with probability ∝ exp(ε_t·q/2) (the exponential mechanism,
-ε_t-DP; :meth:`~smoothdp.central.quantiles.JointQuantiles.choose_atoms` draws it exactly from certified float
-weights, docs/theory/quantiles.md#sampling-exactly-from-float-weights).
+−0.1n or less.
+
+On the default multi-scale lattice the candidates also include the **round numbers**: for σ in 10, 100,
+1000, "the integers and every round level up to σ heavy" (:meth:`~smoothdp.central.quantiles.atoms.Atoms.
+with_round_numbers`), with R_σ the records that are integer multiples of σ and
+
+    q_σ = min(q_1, R_σ − (ρn + 1/ε_t)),   ρ = 0.4,
+
+q_1 the integers' score: a round level ties with the integers when at most about half the records are
+integers off its multiples, and scores far below otherwise. Each is offered 2, 4 and 8 times (a public prior
+that prefers the coarsest round level among those that tie).
+
+Each count moves by at most one under substitution and min is 1-Lipschitz, so every score has sensitivity 1;
+the candidate is drawn with probability ∝ prior·exp(ε_t·q/2) (the exponential mechanism with a public base
+measure, ε_t-DP; drawn exactly from certified float weights,
+docs/theory/quantiles.md#sampling-exactly-from-float-weights).
 """
 
 from __future__ import annotations
@@ -25,14 +37,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from smoothdp.central.quantiles.atoms import Atoms, Level
+from smoothdp.central.quantiles.atoms import MULTISCALE, ROUND_SPACINGS, Atoms, Level
 from smoothdp.central.quantiles.exact_draws import exact_categorical, log_weight_margin
 from smoothdp.scale.engine import Records
 
 __all__ = [
+    "ROUND_PRIOR",
+    "ROUND_THRESHOLD",
     "TEST_FRACTION",
     "TEST_SHARE",
     "coarse_to_fine",
+    "offers_round_numbers",
+    "round_counts",
+    "round_scores",
     "scores_from_counts",
     "select_heavy_level",
     "selected_level",
@@ -47,6 +64,13 @@ __all__ = [
 TEST_SHARE = 0.05
 #: A level is heavy when more than this share of the records (plus 1/ε_t) are its points.
 TEST_FRACTION = 0.9
+#: ρ: a round level ties with the integers when more than this share of the records (plus 1/ε_t) are integer
+#: multiples of it (and the integers hold more than TEST_FRACTION).
+ROUND_THRESHOLD = 0.4
+#: How many times each round level of ROUND_SPACINGS is offered (a public prior for the coarsest).
+ROUND_PRIOR = (2, 4, 8)
+#: The integers, whose index the round counts read.
+_INTEGERS = Level(1, 1)
 
 
 def coarse_to_fine(atoms: Atoms) -> list[int]:
@@ -156,6 +180,26 @@ def selection_counts(
     return out
 
 
+def offers_round_numbers(atoms: Atoms) -> bool:
+    """Whether the selection on these light atoms offers the round numbers (public): on the default
+    multi-scale lattice, which holds the integers."""
+    return atoms.spec == MULTISCALE
+
+
+def round_counts(block: NDArray[np.float64]) -> NDArray[np.int64]:
+    """[R_σ for σ in ROUND_SPACINGS]: the records of a block that are integer multiples of σ (exact: the
+    integers' index k, then k mod σ, exact on integer-valued floats below 2^53); blocks' counts add up. The
+    same numpy work on every block of a given size."""
+    values = np.asarray(block, dtype=np.float64).ravel()
+    out = np.zeros(len(ROUND_SPACINGS), dtype=np.int64)
+    chunk = 1 << 16
+    for i in range(0, values.size, chunk):
+        k, on = _INTEGERS.index_of(values[i : i + chunk])
+        for j, spacing in enumerate(ROUND_SPACINGS):
+            out[j] += int(np.count_nonzero(on & (np.fmod(k, spacing) == 0)))
+    return out
+
+
 def scores_from_counts(counts: NDArray[np.int64], n: int, epsilon_test: float) -> list[float]:
     """[q_light, q_ℓ for ℓ in coarse-to-fine order] from :func:`selection_counts` of the records."""
     tau = _threshold(n, epsilon_test)
@@ -176,10 +220,29 @@ def selected_level(atoms: Atoms, pick: int) -> int | None:
     return None if pick == 0 else coarse_to_fine(atoms)[pick - 1]
 
 
+def _integers_index(light: Atoms) -> int:
+    return next(i for i, level in enumerate(light.levels) if level.value == 1)
+
+
+def round_scores(
+    scores: Sequence[float], light: Atoms, rounds: NDArray[np.int64], n: int, epsilon_test: float
+) -> list[float]:
+    """[q_σ for σ in ROUND_SPACINGS] = min(q_1, R_σ − (ρn + 1/ε_t)) from the candidates' ``scores``
+    (:func:`scores_from_counts`) and :func:`round_counts` (module docstring)."""
+    q_integers = scores[1 + coarse_to_fine(light).index(_integers_index(light))]
+    threshold = ROUND_THRESHOLD * n + 1.0 / epsilon_test
+    return [min(q_integers, float(r) - threshold) for r in rounds]
+
+
 def selection_outcomes(light: Atoms, heavy_mass: float) -> list[Atoms]:
     """Every atom measure the selection may set (public): ``light``, then each level made heavy
-    (``heavy_mass``·σ) in the order of ``light.levels``."""
-    return [light] + [light.with_level_factor(i, heavy_mass) for i in range(len(light.levels))]
+    (``heavy_mass``·σ) in the order of ``light.levels``, then (on the multi-scale lattice) the integers and
+    the round levels up to each σ of ROUND_SPACINGS heavy."""
+    out = [light] + [light.with_level_factor(i, heavy_mass) for i in range(len(light.levels))]
+    if offers_round_numbers(light):
+        integers = _integers_index(light)
+        out += [light.with_round_numbers(integers, s, heavy_mass) for s in ROUND_SPACINGS]
+    return out
 
 
 def select_heavy_level(
@@ -194,15 +257,32 @@ def select_heavy_level(
 ) -> tuple[Atoms, dict[str, Any]]:
     """The selection on the records clipped into the public ``bounds``
     (:class:`~smoothdp.scale.engine.Records`, or values in any order; one pass of
-    :func:`selection_counts`): the exponential mechanism over the scores (sensitivity 1 under
-    substitution), drawn exactly from its certified float weights at ε_t − 4η. Returns the atoms it
-    sets (``light``, or ``light`` with the chosen level's mass ``heavy_mass``·σ) and its report (a private
-    output, covered by the guarantee)."""
-    kernel = functools.partial(selection_counts, atoms=light, bounds=bounds)
+    :func:`selection_counts`, with :func:`round_counts` on the multi-scale lattice): the exponential
+    mechanism over the scores (sensitivity 1 under substitution) and the public prior, drawn exactly from
+    its certified float weights at ε_t − 4η. Returns the atoms it sets (``light``; ``light`` with the chosen
+    level's mass ``heavy_mass``·σ; or the integers and the round levels up to σ heavy) and its report (a
+    private output, covered by the guarantee: ``level`` is the coarsest heavy level's spacing, 10, 100 or
+    1000 for the round numbers)."""
+    rounding = offers_round_numbers(light)
+    kernel = functools.partial(_counts_kernel, atoms=light, bounds=bounds, rounding=rounding)
     counts = data.block_totals(kernel) if isinstance(data, Records) else kernel(data)
-    scores = np.array(scores_from_counts(counts, n, epsilon_test))
+    size = 1 + 2 * len(light.levels)
+    scores = scores_from_counts(counts[:size], n, epsilon_test)
+    # the round levels, each offered ROUND_PRIOR times (an exact public prior: equal float weights)
+    rounds = round_scores(scores, light, counts[size:], n, epsilon_test) if rounding else []
+    offered = (
+        [s for s, times in zip(ROUND_SPACINGS, ROUND_PRIOR, strict=True) for _ in range(times)]
+        if rounding
+        else []
+    )
+    all_scores = scores + [rounds[ROUND_SPACINGS.index(s)] for s in offered]
     coef = 0.5 * (epsilon_test - 4.0 * log_weight_margin(epsilon=epsilon_test, n=n, width=None))
-    level = selected_level(light, exact_categorical(coef * scores, rng))
+    pick = exact_categorical(coef * np.array(all_scores), rng)
+    if pick >= len(scores):
+        spacing = offered[pick - len(scores)]
+        atoms = light.with_round_numbers(_integers_index(light), spacing, heavy_mass)
+        return atoms, {"epsilon": epsilon_test, "atoms": "heavy", "level": float(spacing)}
+    level = selected_level(light, pick)
     atoms = light if level is None else light.with_level_factor(level, heavy_mass)
     info = {
         "epsilon": epsilon_test,
@@ -210,3 +290,11 @@ def select_heavy_level(
         "level": None if level is None else light.levels[level].spacing,
     }
     return atoms, info
+
+
+def _counts_kernel(
+    block: NDArray[np.float64], atoms: Atoms, bounds: tuple[float, float], rounding: bool
+) -> NDArray[np.int64]:
+    """:func:`selection_counts`, then :func:`round_counts` when the round numbers are offered."""
+    counts = selection_counts(block, atoms, bounds)
+    return np.concatenate([counts, round_counts(block)]) if rounding else counts

@@ -42,6 +42,7 @@ __all__ = [
     "LIGHT_MASS",
     "MULTISCALE",
     "MULTISCALE_SPACINGS",
+    "ROUND_SPACINGS",
     "Atoms",
     "LatticeSpec",
     "Level",
@@ -70,6 +71,9 @@ MULTISCALE_SPACINGS: tuple[tuple[int, int], ...] = (
     (1, 1000),
     (1, 10000),
 )
+#: The round numbers: the decimal levels above the integers (multiples of 10, 100 and 1000) that a
+#: selection may make heavy together with the integers (docs/theory/quantiles.md#round-numbers).
+ROUND_SPACINGS: tuple[int, ...] = (10, 100, 1000)
 #: A spacing's numerator P = m·2^e needs an odd m < 2^ODD_BITS (then K ≥ 2^(51 − ODD_BITS)).
 ODD_BITS = 21
 #: Allowed range of a spacing (the masses and the lattice's reach stay normal, finite floats).
@@ -297,6 +301,17 @@ class Atoms:
         out.spec, out.factor, out.levels = self.spec, self.factor, self.levels
         out.masses = list(self.masses)
         out.masses[index] = factor * self.levels[index].spacing
+        out._fmasses = [Fraction(c) for c in out.masses]
+        return out
+
+    def with_round_numbers(self, index: int, spacing: int, factor: float) -> Atoms:
+        """Level ``index`` (the integers) and the round levels of :data:`ROUND_SPACINGS` up to ``spacing``
+        at factor·σ each, the other levels as they are (public: a choice made before). A multiple of 1000
+        then weighs factor·1111, one of 10 but not 100 factor·11. The label stays this lattice's."""
+        out = self.with_level_factor(index, factor)
+        extra = [Level(s, 1) for s in ROUND_SPACINGS if s <= spacing]
+        out.levels = list(self.levels) + extra
+        out.masses = out.masses + [factor * level.spacing for level in extra]
         out._fmasses = [Fraction(c) for c in out.masses]
         return out
 
