@@ -114,6 +114,9 @@ def test_round_counts_are_exact_and_do_the_same_work_on_any_data(monkeypatch: An
             g.integers(-(10**6), 10**6, 3000).astype(float),
             np.round(g.uniform(-1e5, 1e5, 3000), -2),
             np.array([0.0, -0.0, 0.5, 1e3 + 0.5, 2.0**53, 2.0**60, -(2.0**55), 1e15, 123456789000.0]),
+            2.0**51
+            - np.array([0.0, 1.0, 2.0**51 % 10, 2.0**51 % 100, 2.0**51 % 1000, 2.0**51 % 1000 + 1000]),
+            -(2.0**51 - np.array([2.0**51 % 1000, 2.0**51 % 100 + 100, 3.0])),
         ]
     )
     naive = [

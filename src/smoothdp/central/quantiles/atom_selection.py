@@ -187,16 +187,17 @@ def offers_round_numbers(atoms: Atoms) -> bool:
 
 
 def round_counts(block: NDArray[np.float64]) -> NDArray[np.int64]:
-    """[R_σ for σ in ROUND_SPACINGS]: the records of a block that are integer multiples of σ (exact: the
-    integers' index k, then k mod σ, exact on integer-valued floats below 2^53); blocks' counts add up. The
-    same numpy work on every block of a given size."""
+    """[R_σ for σ in ROUND_SPACINGS]: the records of a block that are integer multiples of σ; blocks' counts
+    add up. The same numpy work on every block of a given size. Exact: for an integer k with |k| ≤ 2^51
+    (the integers' reach), fl(k·fl(1/σ)) is within |k|·2^-52/σ ≤ 1/16 of k/σ, so rint of it is k/σ when σ | k
+    and is not otherwise, and rint(·)·σ == k decides σ | k (products of integers below 2^53: exact)."""
     values = np.asarray(block, dtype=np.float64).ravel()
     out = np.zeros(len(ROUND_SPACINGS), dtype=np.int64)
     chunk = 1 << 16
     for i in range(0, values.size, chunk):
         k, on = _INTEGERS.index_of(values[i : i + chunk])
         for j, spacing in enumerate(ROUND_SPACINGS):
-            out[j] += int(np.count_nonzero(on & (np.fmod(k, spacing) == 0)))
+            out[j] += int(np.count_nonzero(on & (np.rint(k * (1.0 / spacing)) * spacing == k)))
     return out
 
 
