@@ -12,8 +12,9 @@ so that the coarsest level holding more than τ records scores about 0.1n, every
 −0.1n or less.
 
 On the default multi-scale lattice the candidates also include the **round numbers**: for σ in 10, 100,
-1000, "the integers and every round level up to σ heavy" (:meth:`~smoothdp.central.quantiles.atoms.Atoms.
-with_round_numbers`), with R_σ the records that are integer multiples of σ and
+1000, "the integers and every round level up to σ heavy"
+(:meth:`~smoothdp.central.quantiles.atoms.Atoms.with_round_numbers`), with R_σ the records that are integer
+multiples of σ and
 
     q_σ = min(q_1, R_σ − (ρn + 1/ε_t)),   ρ = 0.4,
 
