@@ -6,6 +6,7 @@ that never shows the choice, and what it buys on tied data."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -165,6 +166,27 @@ def _medians(df: pd.DataFrame) -> np.ndarray:
     return df.groupby("g")["v"].apply(lambda s: np.sort(s.to_numpy())[math.ceil(s.size / 2) - 1]).to_numpy()
 
 
+def _grouped_exact(
+    df: pd.DataFrame, groups: int, bounds: tuple[float, float], epsilon: float, seed: int
+) -> float:
+    """The share of groups whose add/remove grouped median is the exact median."""
+    out = smoothdp.aggregate(df, "g", {"v": ["median"]}, bounds={"v": bounds}, epsilon=epsilon,
+                             keys=list(range(groups)), neighbours="add_remove", rng=seed)  # fmt: skip
+    return float(np.mean(out["v"].to_numpy().ravel() == _medians(df)))
+
+
+def _single_exact(
+    df: pd.DataFrame, groups: int, bounds: tuple[float, float], epsilon: float, seed: int, **kwargs: Any
+) -> float:
+    """The same share with each group's single-column add/remove median (``kwargs`` passed on)."""
+    single = [
+        smoothdp.median(df.v[df.g == g].to_numpy(), epsilon=epsilon, bounds=bounds, neighbours="add_remove",
+                        rng=100 * seed + g, **kwargs).value
+        for g in range(groups)
+    ]  # fmt: skip
+    return float(np.mean(np.array(single) == _medians(df)))
+
+
 def _statistics_meta(df: pd.DataFrame, stat: str) -> list[dict]:
     out = smoothdp.aggregate(df, "g", {"v": [stat]}, bounds={"v": (0.0, 100.0)}, epsilon=0.5,
                              keys=list(range(8)), neighbours="add_remove", rng=3)  # fmt: skip
@@ -199,23 +221,8 @@ def test_small_groups_of_tied_integers_are_released_exactly_more_often_than_with
     groups = 40
     values = np.round(gen.normal(40, 3, groups * 150)).clip(0, 100)
     df = _frame(values, groups)
-    truth = _medians(df)
-    pooled_exact, single_exact = [], []
-    for seed in range(5):
-        out = smoothdp.aggregate(df, "g", {"v": ["median"]}, bounds={"v": (0.0, 100.0)}, epsilon=0.3,
-                                 keys=list(range(groups)), neighbours="add_remove", rng=seed)  # fmt: skip
-        pooled_exact.append(np.mean(out["v"].to_numpy().ravel() == truth))
-        single = [
-            smoothdp.median(
-                df.v[df.g == g].to_numpy(),
-                epsilon=0.3,
-                bounds=(0.0, 100.0),
-                neighbours="add_remove",
-                rng=100 * seed + g,
-            ).value
-            for g in range(groups)
-        ]
-        single_exact.append(np.mean(np.array(single) == truth))
+    pooled_exact = [_grouped_exact(df, groups, (0.0, 100.0), 0.3, seed) for seed in range(5)]
+    single_exact = [_single_exact(df, groups, (0.0, 100.0), 0.3, seed) for seed in range(5)]
     assert np.mean(pooled_exact) >= 0.6
     assert np.mean(pooled_exact) >= np.mean(single_exact) + 0.15
 
@@ -268,18 +275,10 @@ def test_incomes_rounded_to_the_thousand_are_released_exactly_on_round_numbers()
     counts = prepared_counts(df.v.to_numpy())
     choice = choose_lattice(counts, len(df), epsilon_group=1.0, rng=default_rng(0))
     assert choice.lattice == (1000.0, 100.0, 10.0, 1.0) and choice.atoms == "heavy"
-    truth = _medians(df)
-    pooled, integers = [], []
-    for seed in range(5):
-        out = smoothdp.aggregate(df, "g", {"v": ["median"]}, bounds={"v": (0.0, 1e6)}, epsilon=1.0,
-                                 keys=list(range(groups)), neighbours="add_remove", rng=seed)  # fmt: skip
-        pooled.append(np.mean(out["v"].to_numpy().ravel() == truth))
-        single = [
-            smoothdp.median(df.v[df.g == g].to_numpy(), epsilon=1.0, bounds=(0.0, 1e6),
-                            neighbours="add_remove", lattice=1.0, atoms="heavy", rng=100 * seed + g).value
-            for g in range(groups)
-        ]  # fmt: skip
-        integers.append(np.mean(np.array(single) == truth))
+    pooled = [_grouped_exact(df, groups, (0.0, 1e6), 1.0, seed) for seed in range(5)]
+    integers = [
+        _single_exact(df, groups, (0.0, 1e6), 1.0, seed, lattice=1.0, atoms="heavy") for seed in range(5)
+    ]
     assert np.mean(pooled) >= 0.5
     assert np.mean(pooled) >= np.mean(integers) + 0.3
 
@@ -297,9 +296,5 @@ def test_a_round_level_keeps_the_integers_below_it():
     assert choice.lattice == (10.0, 1.0)
     truth = _medians(df)
     assert np.all(truth == 45.0)
-    exact = []
-    for seed in range(5):
-        out = smoothdp.aggregate(df, "g", {"v": ["median"]}, bounds={"v": (0.0, 100.0)}, epsilon=1.0,
-                                 keys=list(range(9)), neighbours="add_remove", rng=seed)  # fmt: skip
-        exact.append(np.mean(out["v"].to_numpy().ravel() == truth))
+    exact = [_grouped_exact(df, 9, (0.0, 100.0), 1.0, seed) for seed in range(5)]
     assert np.mean(exact) >= 0.85
