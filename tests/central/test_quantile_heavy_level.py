@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from types import ModuleType
 
 import numpy as np
 from atoms_law import atom_masses
@@ -170,10 +171,7 @@ def test_each_stage_of_heavy_level_or_smooth_keeps_its_share():
     mechanism with each heavy outcome ≤ ε − ε_t, the smooth-sensitivity stage ≤ ε_s. The composed check in the
     registry cannot see a small over-spend of one stage (its worst pairs differ); this one does: the
     smooth-sensitivity stage at the whole ε fails it."""
-    import os
-    import sys
-
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "mechanisms"))
+    _mechanism_cases()  # puts tests/mechanisms on the path
     from mechanism_cases import _substitution_pairs, location_scale_loss
     from quantile_cases import (
         ATOM_MASS_PER_SPACING,
@@ -231,7 +229,8 @@ ROUND_MIX = np.sort(
 )
 
 
-def _mechanism_cases() -> tuple[object, object]:
+def _mechanism_cases() -> tuple[ModuleType, ModuleType]:
+    """The privacy-case modules of tests/mechanisms (put on the path)."""
     import os
     import sys
 
@@ -289,15 +288,12 @@ def test_given_round_numbers_the_values_keep_the_second_share():
     """The exponential mechanism on the base measure a round outcome sets (integers, 10, 100, 1000 at 64 per
     unit of spacing; the finer levels' light masses are the same on both sides and left out here), from its
     definition, on substitution pairs of three records: log ratios ≤ ε − ε_t."""
-    from atoms_law import MULTISCALE_LEVELS  # noqa: F401  (the levels the real measure adds: light)
-
-    _, quantile_cases = _mechanism_cases()
+    mechanism_cases, quantile_cases = _mechanism_cases()
     eps, bounds = 1.0, (0.0, 2000.0)
     levels = [(1, 1), (10, 1), (100, 1), (1000, 1)]
     coef = 0.5 * (eps - SHARE * eps)
     worst = 0.0
-    pairs = list(itertools.islice(_pairs_of_three((0.5, 7.0, 100.0, 1000.0, 1234.5)), 40))
-    for x, x2 in pairs:
+    for x, x2, _ in mechanism_cases._substitution_pairs(3, (0.5, 7.0, 100.0, 1000.0, 1234.5))[:40]:
         stage = quantile_cases._lattice_em_stage(
             x,
             x2,
@@ -309,15 +305,6 @@ def test_given_round_numbers_the_values_keep_the_second_share():
         )
         worst = max(worst, *stage([quantile_cases.HEAVY_PER_SPACING] * 4))
     assert 0.4 * (eps - SHARE * eps) < worst <= eps - SHARE * eps + 1e-9
-
-
-def _pairs_of_three(grid: tuple[float, ...]):  # type: ignore[no-untyped-def]
-    for row in itertools.combinations_with_replacement(grid, 3):
-        for pos, v in itertools.product(range(3), grid):
-            if v != row[pos]:
-                other = list(row)
-                other[pos] = v
-                yield np.array(row), np.array(sorted(other))
 
 
 def test_incomes_at_round_numbers_get_their_round_medians():
