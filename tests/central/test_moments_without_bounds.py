@@ -117,3 +117,35 @@ def test_too_few_records_are_refused_before_any_budget_is_charged(statistic):
     with pytest.raises(ValueError, match="at least"):
         statistic([], epsilon=1.0, bounds=None, accountant=ledger)
     assert ledger.spent.epsilon == 0.0
+
+
+def _median_relative_error(statistic, x, truth, epsilon, seed):
+    gen = default_rng(seed)
+    return float(
+        np.median([abs(statistic(x, epsilon=epsilon, bounds=None, rng=gen).value - truth) for _ in range(40)])
+    ) / abs(truth)
+
+
+def test_data_far_from_zero_get_a_range_that_follows_their_spread():
+    # years-like data: 2000 ± 20. The first walk's 1.25 ladder lands up to 500 above them, a range 20σ
+    # wide; the finer ladder (ε·n ≥ 300) plus the far end's slack keep it a few σ wide
+    x = np.random.default_rng(7).normal(2000.0, 20.0, 1000)
+    assert _median_relative_error(smoothdp.var, x, float(np.var(x, ddof=1)), 1.0, 11) < 0.3
+    assert _median_relative_error(smoothdp.std, x, float(np.std(x, ddof=1)), 1.0, 12) < 0.15
+
+
+def test_the_first_ladder_and_the_slack_are_public_and_stated():
+    from smoothdp.central.no_bounds import MOMENT_LADDER_RATIO, RANGE_SLACK, far_end_slack, moment_top_ratio
+
+    ratios = [moment_top_ratio(n=n, epsilon=1.0) for n in (10, 299, 300, 2999, 3000, 10**6)]
+    assert ratios == [MOMENT_LADDER_RATIO, MOMENT_LADDER_RATIO, 1.05, 1.05, 1.01, 1.01]
+    assert moment_top_ratio(n=None, epsilon=100.0) == MOMENT_LADDER_RATIO  # add/remove: n is private
+    # the end farther from 0 moves out by (RANGE_SLACK − (ratio − 1))·width, the other stays
+    assert far_end_slack(10.0, 20.0, 1.05) == (10.0, 20.0 + (RANGE_SLACK - 0.05) * 10.0)
+    assert far_end_slack(-20.0, -10.0, 1.05) == (-20.0 - (RANGE_SLACK - 0.05) * 10.0, -10.0)
+    assert far_end_slack(10.0, 20.0, MOMENT_LADDER_RATIO) == (10.0, 20.0)
+    x = np.random.default_rng(8).normal(2000.0, 20.0, 1000)
+    r = smoothdp.var(x, epsilon=1.0, bounds=None, rng=3)
+    lo, hi = r.details["bounds_found"]
+    assert r.details["range"]["ladder"]["top_ratio"] == 1.05
+    assert r.details["bounds"] == far_end_slack(lo, hi, 1.05)

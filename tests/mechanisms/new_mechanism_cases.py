@@ -43,13 +43,13 @@ def _log_pmf(k: np.ndarray, scale: float) -> np.ndarray:
     return math.log((1.0 - p) / (1.0 + p)) + np.abs(k) * math.log(p)
 
 
-def _ladder(origin: float) -> np.ndarray:
-    """o + M_j: M_0 = 0, M_j = floor·ratio^(j−1) (exact powers of two) up to the first one at or above the
-    cap 2^1021, which is the cap itself."""
+def _ladder(origin: float, ratio_exp: int = RATIO_EXP) -> np.ndarray:
+    """o + M_j: M_0 = 0, M_j = floor·ratio^(j−1) (exact powers of two, ratio = 2^ratio_exp) up to the first
+    one at or above the cap 2^1021, which is the cap itself."""
     mags = [0.0]
     j = 1
     while True:
-        e = FLOOR_EXP + RATIO_EXP * (j - 1)
+        e = FLOOR_EXP + ratio_exp * (j - 1)
         if e >= CAP_EXP:
             mags.append(math.ldexp(1.0, CAP_EXP))
             break
@@ -58,11 +58,25 @@ def _ladder(origin: float) -> np.ndarray:
     return np.minimum(origin + np.array(mags), math.ldexp(1.0, CAP_EXP))
 
 
+def _ratio_exp(mech: Any) -> int:
+    """The exponent of a walk's ladder ratio (the test ladders are exact powers of two)."""
+    exp = round(math.log2(mech.ladder.ratio))
+    assert mech.ladder.ratio == 2.0**exp and mech.ladder.floor == FLOOR
+    return exp
+
+
 def _walk_log_law(
-    z: np.ndarray, origin: float, w: int, c: int, theta: int, s_thr: float, s_q: float
+    z: np.ndarray,
+    origin: float,
+    w: int,
+    c: int,
+    theta: int,
+    s_thr: float,
+    s_q: float,
+    ratio_exp: int = RATIO_EXP,
 ) -> np.ndarray:
     """ln P(stop at step k), k = 0..K, then ln P(no stop), for the walk on sorted z."""
-    counts = np.searchsorted(np.sort(z), _ladder(origin), side="right").astype(np.float64)
+    counts = np.searchsorted(np.sort(z), _ladder(origin, ratio_exp), side="right").astype(np.float64)
     h = w * counts - c
     big_r = math.ceil(70 * s_thr) + 5
     rho = np.arange(-big_r, big_r + 1, dtype=np.float64)
@@ -115,13 +129,17 @@ def uqe_log_law(mech: Any, x: Any) -> np.ndarray:
         down = (1, 0, n + 1 - _rank(mech.q, n))
     else:
         up, down = (b, a * n, 0), (b, (b - a) * n, 1)
+    rexp = _ratio_exp(mech)
     if mech.lower is not None:
-        return _walk_log_law(x, mech.lower, *up, s_thr, s_q)
+        return _walk_log_law(x, mech.lower, *up, s_thr, s_q, rexp)
     if mech.upper is not None:
-        return _walk_log_law(-x, -mech.upper, *down, s_thr, s_q)
+        return _walk_log_law(-x, -mech.upper, *down, s_thr, s_q, rexp)
     lp_up, lp_down = _sign_log_law(mech, x)
     return np.concatenate(
-        [lp_up + _walk_log_law(x, 0.0, *up, s_thr, s_q), lp_down + _walk_log_law(-x, 0.0, *down, s_thr, s_q)]
+        [
+            lp_up + _walk_log_law(x, 0.0, *up, s_thr, s_q, rexp),
+            lp_down + _walk_log_law(-x, 0.0, *down, s_thr, s_q, rexp),
+        ]
     )
 
 
@@ -167,7 +185,7 @@ def mirrored_range_loss(mech: Any, x: Any, x2: Any, d: float) -> float:
         z, z2 = (x, x2) if direction == "up" else (-np.asarray(x), -np.asarray(x2))
         first = mech.top_walk(direction)
         d_top = uqe_log_law(first, z) - uqe_log_law(first, z2)
-        mags = _ladder(0.0)
+        mags = _ladder(0.0, _ratio_exp(first))  # the first walk's own ladder (``top_ratio``)
         tops = [float(mags[k]) if k < mags.size else float(mags[-1]) for k in range(mags.size + 1)]
         for value, delta in zip(tops, d_top, strict=True):
             if abs(value) > 2.0**40:
@@ -455,6 +473,26 @@ def new_mechanism_cases() -> list[Any]:
             privacy_loss=mirrored_range_loss,
             broken=_broken_mirrored_range,
             bad_parameters=[*bad_eps, ({"mirror": 1}, TypeError, "mirror")],
+            epsilon=4.0,
+        ),
+        Case(
+            mechanism=UnboundedRange,
+            label="mirror, a finer first ladder",
+            build=lambda epsilon, **kw: UnboundedRange(
+                **{
+                    "epsilon": epsilon,
+                    "quantiles": (0.25, 0.75),
+                    "mirror": True,
+                    "top_ratio": 2.0 ** (RATIO_EXP // 2),  # as moments without bounds at large ε·n
+                    **ladder,
+                    **kw,
+                }
+            ),
+            data=np.array([-7.5, -2.0, -0.3, 1.0]),
+            neighbours=lambda: _substitution_pairs(2, grid_two_sided),
+            privacy_loss=mirrored_range_loss,
+            broken=_broken_mirrored_range,
+            bad_parameters=[*bad_eps, ({"top_ratio": 1.0}, ValueError, "ratio")],
             epsilon=4.0,
         ),
         Case(

@@ -54,9 +54,13 @@ from smoothdp.rng import SeedLike
 from smoothdp.validation import check_epsilon, check_in_range
 
 __all__ = [
+    "MOMENT_FINE_LADDERS",
     "MOMENT_RANGE_CAP",
     "RANGE_SHARE",
+    "RANGE_SLACK",
     "capped_range",
+    "far_end_slack",
+    "moment_top_ratio",
     "moment_without_bounds",
     "private_range",
     "range_quantiles",
@@ -160,10 +164,12 @@ def release_in_private_range(
     statistic: str = "quantile",
     ratio: float = RANGE_RATIO,
     mirror: bool = False,
+    top_ratio: float | None = None,
 ) -> Release:
     """``build(ε₂, ℓ, u)`` released on the data inside a private range (ℓ, u) found with ε₁ = range_share·ε
     (basic composition: ε₁ + ε₂ ≤ ε). The records are clipped into (ℓ, u) by the second stage (a clip
-    keeps every rank). The range's walks step by ``ratio`` (default: octaves) and aim at the ranks
+    keeps every rank). The range's walks step by ``ratio`` (default: octaves; the first one, from 0, by
+    ``top_ratio`` when given) and aim at the ranks
     ``quantiles`` (default :func:`range_quantiles` of ``qs``), on −x mirrored back for a column below 0
     with ``mirror`` (:class:`~smoothdp.central.unbounded.ladder.UnboundedRange`); ``statistic`` names the
     release in the accountant's ledger. ``details``: ``bounds`` (the range, a private output),
@@ -172,7 +178,13 @@ def release_in_private_range(
     eps_range, eps_main = split_epsilon(eps, range_share)
     aim = range_quantiles(qs) if quantiles is None else quantiles
     ranger = UnboundedRange(
-        epsilon=eps_range, quantiles=aim, neighbours=neighbours, numerics=numerics, ratio=ratio, mirror=mirror
+        epsilon=eps_range,
+        quantiles=aim,
+        neighbours=neighbours,
+        numerics=numerics,
+        ratio=ratio,
+        mirror=mirror,
+        top_ratio=top_ratio,
     )
 
     def prepare(data: Any) -> tuple[Any, Any]:
@@ -204,6 +216,36 @@ MOMENT_LADDER_RATIO = 1.25
 MOMENT_RANGE_CAP = 2.0**250
 #: q·n ≥ TAIL_RANKS/ε under substitution; q within [TAIL_MIN, TAIL_MAX]; q under add/remove.
 TAIL_RANKS, TAIL_MIN, TAIL_MAX, TAIL_ADD_REMOVE = 40.0, 1e-3, 0.25, 0.01
+#: The first walk's ladder under substitution, by ε·n: (from ε·n, ratio), finest last; below the first
+#: entry (and under add/remove, n private) the walks' MOMENT_LADDER_RATIO. A finer ladder resolves data far
+#: from 0 relative to their spread (NYC longitudes near −74 ± 0.1: a range 18° wide on the 1.25 ladder), but
+#: takes more steps across every empty stretch, each a chance to stop early; measured on
+#: ``benchmarks/accuracy/moments_without_bounds.py`` (docs/theory/moments.md#no-bounds).
+MOMENT_FINE_LADDERS: tuple[tuple[float, float], ...] = ((300.0, 1.05), (3000.0, 1.01))
+#: The slack the far end gets: RANGE_SLACK − (ratio − 1) of the range's width (post-processing). The
+#: 1.25 ladder overshot the far end by up to a quarter of its magnitude, which spared skewed tails the
+#: clip; a finer ladder gets that slack back from the range's width, so that it follows the spread.
+RANGE_SLACK = 0.25
+
+
+def moment_top_ratio(*, n: int | None, epsilon: float) -> float:
+    """The ladder ratio of the range's first walk (public: n and ε; ``n=None`` under add/remove):
+    MOMENT_LADDER_RATIO below ε·n = 300, then 1.05, and 1.01 from ε·n = 3000
+    (:data:`MOMENT_FINE_LADDERS`)."""
+    ratio = MOMENT_LADDER_RATIO
+    if n is None:
+        return ratio
+    for start, fine in MOMENT_FINE_LADDERS:
+        if epsilon * n >= start:
+            ratio = fine
+    return ratio
+
+
+def far_end_slack(lo: float, hi: float, ratio: float) -> tuple[float, float]:
+    """[ℓ, u] with its end farther from 0 (the one the first walk found) moved out by
+    max(0, RANGE_SLACK − (ratio − 1))·(u − ℓ): post-processing of the private range."""
+    width = max(0.0, RANGE_SLACK - (ratio - 1.0)) * (hi - lo)
+    return (lo, hi + width) if abs(hi) >= abs(lo) else (lo - width, hi)
 
 
 def tail_share(*, n: int | None, epsilon: float) -> float:
@@ -273,8 +315,11 @@ def moment_without_bounds(
     docs/theory/moments.md#no-bounds).
 
     The walks step by 1.25 (not octaves: data far from 0 relative to their spread, N(1000, 10), got a lower
-    end at 0 and a range twice their magnitude); ratio, tail and share were chosen on
-    ``benchmarks/accuracy/moments_without_bounds.py`` (docs/theory/moments.md#no-bounds).
+    end at 0 and a range twice their magnitude); under substitution the first one, from 0, steps finer from
+    ε·n = 300 on (:func:`moment_top_ratio`: its steps are relative to the data's magnitude, the second
+    walk's to their spread), and the end farther from 0 gets back the coarse ladder's overshoot as a slack
+    of the range's width (:func:`far_end_slack`, post-processing); ratios, slack, tail and share were
+    chosen on ``benchmarks/accuracy/moments_without_bounds.py`` (docs/theory/moments.md#no-bounds).
     """
     eps = check_epsilon(epsilon)
     add_remove = neighbours == "add_remove"
@@ -287,10 +332,14 @@ def moment_without_bounds(
     elif n == 0:  # public under substitution: refused before any budget is charged
         raise ValueError("x must hold at least 1 value(s) (n is public under substitution); got 0")
     q = tail_share(n=n, epsilon=eps)
+    top_ratio = moment_top_ratio(n=n, epsilon=eps)
     options: dict[str, Any] = {"noise": noise, "clamp": clamp, "numerics": numerics}
 
+    def used_range(lo: float, hi: float) -> tuple[float, float]:
+        return capped_range(*far_end_slack(lo, hi, top_ratio))
+
     def build(eps_main: float, lo: float, hi: float) -> Mechanism:
-        bounds = capped_range(lo, hi)
+        bounds = used_range(lo, hi)
         sweep = n is not None and choose_moment_method(n=n, epsilon=eps_main) == "private_range"
         if statistic == "mean":
             from smoothdp.central.moments.ratio_mean import RatioMean  # it loads scipy
@@ -321,9 +370,10 @@ def moment_without_bounds(
         statistic=statistic,
         ratio=MOMENT_LADDER_RATIO,
         mirror=True,
+        top_ratio=top_ratio,
     )
     found = release.details["bounds"]
-    details = {**release.details, "bounds": capped_range(*found), "bounds_found": found, "range_tail": q}
+    details = {**release.details, "bounds": used_range(*found), "bounds_found": found, "range_tail": q}
     return dataclasses.replace(release, details=details)
 
 

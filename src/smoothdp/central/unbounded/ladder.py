@@ -446,6 +446,10 @@ class UnboundedRange(Mechanism):
         (q_lo, q_hi) with 0 ≤ q_lo ≤ q_hi ≤ 1: the ranks the ends aim at (default (0.25, 0.75)).
     epsilon, neighbours, ratio, floor, sign_share, chunk, numerics
         As :class:`UnboundedQuantile` (``ratio`` default 2: octaves).
+    top_ratio
+        The ladder ratio of the first walk, the one from 0 (default: ``ratio``). Its steps are relative to
+        the data's magnitude, the second walk's to their spread: a finer first ladder resolves data far
+        from 0 (coordinates, years) at the price of more steps, each a chance to stop early.
     """
 
     name: ClassVar[str] = "unbounded range (two AboveThreshold walks)"
@@ -464,6 +468,7 @@ class UnboundedRange(Mechanism):
         chunk: int = DEFAULT_CHUNK,
         numerics: str = "exact",
         mirror: bool = False,
+        top_ratio: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.mirror = check_bool("mirror", mirror)
@@ -481,8 +486,10 @@ class UnboundedRange(Mechanism):
         self._common: dict[str, Any] = {
             "neighbours": neighbours, "ratio": ratio, "floor": floor, "chunk": chunk, "numerics": numerics,
         }  # fmt: skip
+        #: The first walk's ladder: ``top_ratio`` (validated by :class:`Ladder`), else ``ratio``.
+        self._first = {**self._common, "ratio": ratio if top_ratio is None else top_ratio}
         self.top = UnboundedQuantile(
-            q_hi, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._common
+            q_hi, epsilon=self.epsilon_top, side="above", sign_share=sign_share, **self._first
         )
         #: ``mirror``: the two-sided median walk whose sign test starts the range (its ε_s: is the median
         #: ≤ 0?), and the budget left for the first walk.
@@ -505,7 +512,7 @@ class UnboundedRange(Mechanism):
     def top_walk(self, direction: str) -> UnboundedQuantile:
         """The first walk of the branch the sign test chose: up from 0 (on −x for ``"down"``)."""
         q = self._branch_quantiles(direction)[0]
-        return UnboundedQuantile(q, epsilon=self.epsilon_walk, lower=0.0, side="above", **self._common)
+        return UnboundedQuantile(q, epsilon=self.epsilon_walk, lower=0.0, side="above", **self._first)
 
     def bottom(self, top: float, direction: str = "up") -> UnboundedQuantile:
         """The second walk: down from the first one's output ``top`` (a private output, public from now)."""
@@ -553,7 +560,11 @@ class UnboundedRange(Mechanism):
             "quantiles": self.quantiles,
             "epsilon_upper_end": self.epsilon_top,
             "epsilon_lower_end": self.epsilon_bottom,
-            "ladder": {"ratio": self.sign.ladder.ratio, "floor": self.sign.ladder.floor},
+            "ladder": {
+                "ratio": self.sign.ladder.ratio,
+                "floor": self.sign.ladder.floor,
+                "top_ratio": self._first["ratio"],
+            },
             "sign_share": self.sign.sign_share,
             "mirror": self.mirror,
         }
