@@ -397,6 +397,23 @@ def new_mechanism_cases() -> list[Any]:
     bad_eps = [({"epsilon": 0.0}, ValueError, "epsilon"), ({"epsilon": -1.0}, ValueError, "epsilon")]
     ladder = {"ratio": RATIO, "floor": FLOOR}
     grid_two_sided = (-3.0, -1e-6, 0.0, 0.3, 5.0)  # on both sides of the ladder points 0, 2^-16, 1
+
+    def mirrored_range_case(label: str, extra: dict[str, Any], bad: tuple[Any, ...]) -> Any:
+        """:class:`UnboundedRange` with ``mirror=True`` (and ``extra`` parameters) on a column below 0."""
+        return Case(
+            mechanism=UnboundedRange,
+            label=label,
+            build=lambda epsilon, **kw: UnboundedRange(
+                **{"epsilon": epsilon, "quantiles": (0.25, 0.75), "mirror": True, **ladder, **extra, **kw}
+            ),
+            data=np.array([-7.5, -2.0, -0.3, 1.0]),
+            neighbours=lambda: _substitution_pairs(2, grid_two_sided),
+            privacy_loss=mirrored_range_loss,
+            broken=_broken_mirrored_range,
+            bad_parameters=[*bad_eps, bad],
+            epsilon=4.0,
+        )
+
     grid_reach = (0.0, 0.1, 0.5, 0.55, 1.0)
 
     def uqe(q: float, **extra: Any) -> Any:
@@ -462,38 +479,12 @@ def new_mechanism_cases() -> list[Any]:
             ],
             epsilon=4.0,
         ),
-        Case(
-            mechanism=UnboundedRange,
-            label="mirror",
-            build=lambda epsilon, **kw: UnboundedRange(
-                **{"epsilon": epsilon, "quantiles": (0.25, 0.75), "mirror": True, **ladder, **kw}
-            ),
-            data=np.array([-7.5, -2.0, -0.3, 1.0]),
-            neighbours=lambda: _substitution_pairs(2, grid_two_sided),
-            privacy_loss=mirrored_range_loss,
-            broken=_broken_mirrored_range,
-            bad_parameters=[*bad_eps, ({"mirror": 1}, TypeError, "mirror")],
-            epsilon=4.0,
-        ),
-        Case(
-            mechanism=UnboundedRange,
-            label="mirror, a finer first ladder",
-            build=lambda epsilon, **kw: UnboundedRange(
-                **{
-                    "epsilon": epsilon,
-                    "quantiles": (0.25, 0.75),
-                    "mirror": True,
-                    "top_ratio": 2.0 ** (RATIO_EXP // 2),  # as moments without bounds at large ε·n
-                    **ladder,
-                    **kw,
-                }
-            ),
-            data=np.array([-7.5, -2.0, -0.3, 1.0]),
-            neighbours=lambda: _substitution_pairs(2, grid_two_sided),
-            privacy_loss=mirrored_range_loss,
-            broken=_broken_mirrored_range,
-            bad_parameters=[*bad_eps, ({"top_ratio": 1.0}, ValueError, "ratio")],
-            epsilon=4.0,
+        mirrored_range_case("mirror", {}, ({"mirror": 1}, TypeError, "mirror")),
+        # the first walk on a ladder of its own, as the moments without bounds at large ε·n
+        mirrored_range_case(
+            "mirror, a finer first ladder",
+            {"top_ratio": 2.0 ** (RATIO_EXP // 2)},
+            ({"top_ratio": 1.0}, ValueError, "ratio"),
         ),
         Case(
             mechanism=ScaleFreeQuantile,
